@@ -1,0 +1,26 @@
+"""Named safety properties the checker evaluates on every reachable state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .model import State
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A predicate that must hold in every reachable state.
+
+    `summary` is one line for listings; `meaning` (usually the predicate's docstring) says
+    what a violation means for a user of the protocol.
+    """
+
+    name: str
+    summary: str
+    holds: Callable[[State], bool]
+
+    @property
+    def meaning(self) -> str:
+        """What a violation of this invariant means, from the predicate's docstring."""
+        return (self.holds.__doc__ or self.summary).strip()
