@@ -42,3 +42,6 @@ class Model(Protocol):
 
     def state_from_json(self, data: Any) -> State:
         """Rebuild a state from `state_to_json` output; raises ValueError when malformed."""
+
+    def state_columns(self, state: State) -> dict[str, list[str]]:
+        """The state as named columns of text lines (one per replica, say), for step tables."""

@@ -9,7 +9,7 @@ from ..params import ModelError
 from .bounds import SpecBounds
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
 from .variants import VARIANTS
-from .words import describe_step
+from .words import describe_step, replica_columns
 
 
 class SpecModel:
@@ -40,6 +40,10 @@ class SpecModel:
     def describe_step(self, action: tuple, before: SpecState, after: SpecState) -> str:
         """The step in Kafka's words (see `model.spec.words`)."""
         return describe_step(action, before, after, self.protocol.truncation_rule)
+
+    def state_columns(self, state: SpecState) -> dict[str, list[str]]:
+        """One column per replica (log, LEO, HW, epoch, role) and one for the controller."""
+        return replica_columns(state)
 
     def state_to_json(self, state: SpecState) -> dict[str, Any]:
         """The state as plain JSON data; replica ids are 0-based, `null` is no leader."""

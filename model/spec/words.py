@@ -69,3 +69,22 @@ def describe_step(action: tuple, before: SpecState, after: SpecState, truncation
             text += ", dropping " + ", ".join(record_name(rec) for rec in lost)
         return text
     raise ValueError(f"unknown spec action {kind!r}")
+
+
+def replica_columns(state: SpecState) -> dict[str, list[str]]:
+    """Each replica as lines (log; LEO and HW; epoch and role), plus the controller's view."""
+    columns = {}
+    for r, rep in enumerate(state.replicas):
+        if rep.leader == r:
+            role = f"leader, ISR {isr_text(rep.isr)}"
+        elif rep.leader == NONE:
+            role = "no leader"
+        else:
+            role = f"follows {replica_name(rep.leader)}"
+        epoch = "-" if rep.epoch < 0 else f"e{rep.epoch}"
+        columns[replica_name(r)] = [log_text(rep.log), f"LEO {len(rep.log)} HW {rep.hw}", f"{epoch} {role}"]
+    q = state.quorum
+    epoch = "-" if q.epoch < 0 else f"e{q.epoch}"
+    sent = " ".join(f"e{req.epoch}" for req in state.requests) or "-"
+    columns["controller"] = [f"{epoch} leader {replica_name(q.leader)}", f"ISR {isr_text(q.isr)}", f"sent {sent}"]
+    return columns

@@ -1,0 +1,1 @@
+"""Invariants by model: `invariants.registry.invariants_for(model_name)`."""

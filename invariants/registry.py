@@ -1,0 +1,27 @@
+"""Which invariants each model has, and lookup by name."""
+
+from __future__ import annotations
+
+from checker.invariant import Invariant
+from model.params import ModelError
+
+from . import spec, two_phase
+
+_BY_MODEL = {"spec": spec.INVARIANTS, "two-phase": two_phase.INVARIANTS}
+
+
+def invariants_for(model_name: str) -> dict[str, Invariant]:
+    """Every invariant of the model, by name, in listing order."""
+    return {inv.name: inv for inv in _BY_MODEL[model_name]}
+
+
+def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant]:
+    """The named invariants of the model (all of them when `names` is empty). An unknown name
+    is a ModelError that lists the valid ones."""
+    known = invariants_for(model_name)
+    if not names:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ModelError(f"unknown invariant {unknown[0]!r} for model {model_name} (choose from {', '.join(known)})")
+    return [known[n] for n in dict.fromkeys(names)]

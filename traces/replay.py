@@ -1,0 +1,30 @@
+"""Checking that a trace is a real behaviour of its model and really violates its invariant."""
+
+from __future__ import annotations
+
+from invariants.registry import invariants_for
+
+from .trace import Trace
+
+
+class ReplayError(AssertionError):
+    """The trace does not replay; the message names the first step that fails."""
+
+
+def verify_trace(trace: Trace, model) -> None:
+    """Replay `trace` through `model`: the initial state must be one of the model's, each
+    step's state must be a successor of the previous state under the step's action, and the
+    last state must violate the trace's invariant (no earlier state may). Raises ReplayError."""
+    if trace.initial not in model.initial_states():
+        raise ReplayError("the initial state is not an initial state of the model")
+    state = trace.initial
+    for i, step in enumerate(trace.steps, 1):
+        if (step.action, step.state) not in set(model.successors(state)):
+            raise ReplayError(f"step {i} ({step.action[0]}) is not a successor of step {i - 1} under that action")
+        state = step.state
+    holds = invariants_for(trace.model)[trace.invariant].holds
+    if holds(state):
+        raise ReplayError(f"the last state does not violate {trace.invariant}")
+    earlier = [i for i, s in enumerate(trace.states()[:-1]) if not holds(s)]
+    if earlier:
+        raise ReplayError(f"{trace.invariant} already fails at step {earlier[0]}: the trace is not minimal")

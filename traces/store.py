@@ -1,0 +1,118 @@
+"""The trace file format `replcheck-trace/1`: versioned JSON, written atomically, loaded with
+validation.
+
+A file holds the model, variant and bounds it was found under, the invariant it violates,
+the initial state and every step (action, the step in protocol words, the state after it).
+States are written with the model's own `state_to_json`; loading rebuilds the model from the
+file's metadata and decodes every state through it, so a file that does not fit its own
+model is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from invariants.registry import invariants_for
+from model.params import ModelError
+from model.registry import build_model
+
+from .trace import Step, Trace
+
+FORMAT = "replcheck-trace/1"
+
+
+class TraceFileError(ValueError):
+    """A trace file cannot be read or is not a valid replcheck trace; the message is one line."""
+
+
+def trace_to_json(trace: Trace, model) -> dict[str, Any]:
+    """The trace as a JSON document of format `replcheck-trace/1`."""
+    steps = []
+    before = trace.initial
+    for step in trace.steps:
+        steps.append({"action": list(step.action), "description": model.describe_step(step.action, before, step.state),
+                      "state": model.state_to_json(step.state)})
+        before = step.state
+    return {"format": FORMAT, "model": trace.model, "variant": trace.variant, "bounds": trace.bounds,
+            "invariant": trace.invariant, "length": len(trace.steps),
+            "initial": model.state_to_json(trace.initial), "steps": steps}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same directory and a rename, so
+    the file is either the old one or the complete new one, never half-written."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def save_trace(trace: Trace, model, path: Path) -> None:
+    """Save the trace to `path` atomically."""
+    write_atomically(path, json.dumps(trace_to_json(trace, model), indent=1) + "\n")
+
+
+def _field(doc: dict, key: str, kind: type | tuple, what: str) -> Any:
+    value = doc.get(key)
+    if not isinstance(value, kind):
+        raise TraceFileError(f"{what}: field {key!r} is missing or of the wrong type")
+    return value
+
+
+def trace_from_json(doc: Any, what: str = "trace"):
+    """Validate a `replcheck-trace/1` document and rebuild (trace, model) from it."""
+    if not isinstance(doc, dict) or "format" not in doc:
+        raise TraceFileError(f"{what} is not a replcheck trace (no 'format' field)")
+    if doc["format"] != FORMAT:
+        raise TraceFileError(f"{what} has format {doc['format']!r}; this replcheck reads {FORMAT!r}")
+    name = _field(doc, "model", str, what)
+    variant = doc.get("variant")
+    bounds = _field(doc, "bounds", dict, what)
+    invariant = _field(doc, "invariant", str, what)
+    raw_steps = _field(doc, "steps", list, what)
+    try:
+        model = build_model(name, variant, **bounds)
+    except (ModelError, TypeError) as exc:
+        raise TraceFileError(f"{what}: {exc}") from None
+    if invariant not in invariants_for(name):
+        raise TraceFileError(f"{what}: model {name} has no invariant {invariant!r}")
+    try:
+        initial = model.state_from_json(doc.get("initial"))
+        steps = []
+        for i, raw in enumerate(raw_steps, 1):
+            if not isinstance(raw, dict):
+                raise ValueError(f"step {i} is not an object")
+            action = raw.get("action")
+            if not (isinstance(action, list) and action and isinstance(action[0], str)
+                    and all(isinstance(a, int) and not isinstance(a, bool) for a in action[1:])):
+                raise ValueError(f"step {i}: action must be [name, int, ...]")
+            steps.append(Step(tuple(action), model.state_from_json(raw.get("state"))))
+    except ValueError as exc:
+        raise TraceFileError(f"{what}: {exc}") from None
+    return Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps)), model
+
+
+def load_trace(path: Path):
+    """Read and validate a trace file; returns (trace, model). Raises TraceFileError with a
+    one-line reason for an unreadable, corrupt or foreign file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise TraceFileError(f"cannot read trace file {path}: {reason}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return trace_from_json(doc, str(path))

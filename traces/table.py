@@ -1,0 +1,41 @@
+"""A trace as a terminal step table: one row per step, one column per replica, changes
+highlighted."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from .trace import Trace
+
+
+def _cell(lines: list[str], previous: list[str] | None) -> Text:
+    """The column's lines, each highlighted when it differs from the previous step's line."""
+    text = Text()
+    for i, line in enumerate(lines):
+        changed = previous is not None and (i >= len(previous) or previous[i] != line)
+        text.append(line, style="bold yellow" if changed else "")
+        if i < len(lines) - 1:
+            text.append("\n")
+    return text
+
+
+def trace_table(trace: Trace, model) -> Table:
+    """The trace as a rich Table: step number, the action in protocol words, then every column
+    of `model.state_columns`, with what changed at that step highlighted."""
+    table = Table(title=f"{trace.model} {trace.variant or ''}: {trace.invariant} violated after {len(trace)} steps",
+                  show_lines=True, title_justify="left")
+    first = model.state_columns(trace.initial)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("action", ratio=2)
+    for name in first:
+        table.add_column(name, ratio=1)
+    table.add_row("0", "initial state", *(_cell(lines, None) for lines in first.values()))
+    previous, before = first, trace.initial
+    for i, step in enumerate(trace.steps, 1):
+        columns = model.state_columns(step.state)
+        last = i == len(trace.steps)
+        action = Text(model.describe_step(step.action, before, step.state), style="bold red" if last else "")
+        table.add_row(str(i), action, *(_cell(lines, previous.get(name)) for name, lines in columns.items()))
+        previous, before = columns, step.state
+    return table
