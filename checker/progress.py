@@ -1,0 +1,30 @@
+"""A live progress line for long explorations (level, distinct states, frontier, states/s).
+
+It draws on stderr and only when stderr is a terminal, so `--json` output and logs stay clean.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from .result import LevelStats
+
+
+@contextmanager
+def level_progress(label: str):
+    """Yield an `on_level(stats, frontier)` callback that updates a progress line."""
+    console = Console(stderr=True)
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                        console=console, transient=True, disable=not console.is_terminal)
+    with progress:
+        task = progress.add_task(label)
+
+        def on_level(stats: LevelStats, frontier: int) -> None:
+            rate = stats.distinct_total / stats.seconds_total if stats.seconds_total > 0 else 0.0
+            progress.update(task, description=(f"{label}  level {stats.depth}  distinct {stats.distinct_total:,}  "
+                                               f"frontier {frontier:,}  {rate:,.0f} states/s"))
+
+        yield on_level

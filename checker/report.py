@@ -1,0 +1,84 @@
+"""Presenting a CheckResult: as one JSON object (for `--json`) and as rich tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from .result import CheckResult
+
+
+def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str, Any]:
+    """The result as the JSON object `replcheck check --json` prints. `depth` and each
+    `trace_length` count transitions (TLC counts states: its figures are one higher)."""
+    invariants = {}
+    for name in result.invariants:
+        verdict = result.verdict(name)
+        trace = result.violations.get(name)
+        invariants[name] = {
+            "holds": {"holds": True, "violated": False}.get(verdict),
+            "status": verdict,
+            "trace_length": len(trace) if trace is not None else None,
+            "trace_file": trace_files.get(name),
+        }
+    return {
+        "model": result.model,
+        "variant": result.variant,
+        "bounds": result.bounds,
+        "engine": result.engine,
+        "complete": result.complete,
+        "distinct_states": result.distinct_states,
+        "generated_states": result.generated_states,
+        "depth": result.depth,
+        "seconds": round(result.seconds, 3),
+        "states_per_second": round(result.states_per_second, 1),
+        "invariants": invariants,
+        "actions": {name: {"fired": c.fired, "new": c.new} for name, c in result.actions.items()},
+        "levels": [{"depth": lv.depth, "new_states": lv.new_states, "generated": lv.generated,
+                    "seconds": round(lv.seconds_total, 3)} for lv in result.levels],
+    }
+
+
+def summary_table(result: CheckResult) -> Table:
+    """Model, bounds, engine and the search's figures."""
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in result.bounds.items())
+    table.add_row("model", f"{result.model}" + (f" / {result.variant}" if result.variant else ""))
+    table.add_row("bounds", bounds)
+    table.add_row("engine", result.engine)
+    table.add_row("search", "complete" if result.complete else "stopped at the first violation")
+    table.add_row("distinct states", f"{result.distinct_states:,}")
+    table.add_row("generated states", f"{result.generated_states:,}")
+    table.add_row("depth", f"{result.depth} transitions")
+    table.add_row("time", f"{result.seconds:.2f} s ({result.states_per_second:,.0f} distinct states/s)")
+    return table
+
+
+def invariant_table(result: CheckResult, trace_files: dict[str, str]) -> Table:
+    """One row per checked invariant: verdict, shortest trace length, trace file."""
+    table = Table(title="invariants", title_justify="left")
+    table.add_column("invariant")
+    table.add_column("verdict")
+    table.add_column("shortest trace", justify="right")
+    table.add_column("trace file")
+    styles = {"holds": "green", "violated": "bold red", "unknown": "yellow"}
+    for name in result.invariants:
+        verdict = result.verdict(name)
+        trace = result.violations.get(name)
+        table.add_row(name, f"[{styles[verdict]}]{verdict}[/]", f"{len(trace)} steps" if trace else "-",
+                      trace_files.get(name, "-"))
+    return table
+
+
+def action_table(result: CheckResult) -> Table:
+    """How often each action fired and how many new states it was the route to."""
+    table = Table(title="actions", title_justify="left")
+    table.add_column("action")
+    table.add_column("fired", justify="right")
+    table.add_column("new states", justify="right")
+    for name, count in result.actions.items():
+        table.add_row(name, f"{count.fired:,}", f"{count.new:,}")
+    return table

@@ -1,0 +1,156 @@
+"""The `replcheck` command line: check a protocol variant, list what there is, show a trace.
+
+Exit codes: 0 every checked invariant holds; 1 an invariant is violated (or the search
+stopped before it could tell); 2 bad input (unknown model, variant or invariant, impossible
+bounds, an unreadable or foreign trace file, an unwritable output path); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from checker.local import explore
+from checker.progress import level_progress
+from checker.report import action_table, invariant_table, result_to_json, summary_table
+from invariants.registry import invariants_for, select
+from model.params import ModelError
+from model.registry import MODELS, build_model
+from traces.store import TraceFileError, load_trace, save_trace
+from traces.table import trace_table
+
+EXIT_VIOLATED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UserError(click.ClickException):
+    """Bad input: a one-line message on stderr and exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+
+class Interrupted(click.ClickException):
+    """The user pressed Ctrl-C during a search: one line on stderr and exit code 130."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self):
+        super().__init__("interrupted by the user; no result or trace was written")
+
+
+def bound_options(func):
+    """Every model parameter as an option (default None: the model's own default applies)."""
+    seen = {}
+    for kind in MODELS.values():
+        for p in kind.params:
+            seen.setdefault(p.name, (p, []))[1].append(kind.name)
+    for name, (p, models) in reversed(seen.items()):
+        func = click.option(f"--{name}", type=int, default=None, show_default=False,
+                            help=f"{p.help} [{'/'.join(models)}; default {p.default}]")(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main():
+    """replcheck: a model checker for Kafka's partition replication protocols."""
+
+
+@main.command()
+@click.option("--model", "model_name", default="spec", show_default=True, help="model to explore")
+@click.option("--variant", default=None, help="protocol variant (spec: hw, kip101, kip279, kip320; default kip320)")
+@bound_options
+@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
+              help="invariant to check (repeatable; default: all of the model's)")
+@click.option("--continue", "keep_going", is_flag=True,
+              help="explore everything and report the shortest trace of every violated invariant")
+@click.option("--max-depth", type=click.IntRange(min=0), default=None, help="explore at most this many transitions")
+@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="save each counterexample here as <model>-<variant>-<invariant>.json")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, **bounds):
+    """Explore every reachable state of a model and check its invariants.
+
+    Exits 0 when every invariant holds, 1 when one is violated.
+    """
+    try:
+        model = build_model(model_name, variant, **bounds)
+        invariants = select(model_name, invariant_names)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    if trace_dir is not None:
+        try:
+            trace_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create trace directory {trace_dir}: {exc.strerror}") from None
+
+    label = f"{model.name} {model.variant or ''}".strip()
+    try:
+        with level_progress(label) as on_level:
+            result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
+    except KeyboardInterrupt:
+        raise Interrupted() from None
+
+    trace_files = {}
+    if trace_dir is not None:
+        for name, trace in result.violations.items():
+            path = trace_dir / f"{model.name}-{model.variant or 'default'}-{name}.json"
+            try:
+                save_trace(trace, model, path)
+            except OSError as exc:
+                raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+            trace_files[name] = str(path)
+
+    if as_json:
+        click.echo(json.dumps(result_to_json(result, trace_files), indent=2))
+    else:
+        console = Console()
+        console.print(summary_table(result))
+        console.print(invariant_table(result, trace_files))
+        console.print(action_table(result))
+        for trace in result.violations.values():
+            console.print(trace_table(trace, model))
+    sys.exit(0 if result.ok and result.complete else EXIT_VIOLATED)
+
+
+@main.command("list")
+def list_models():
+    """List the models, their variants, parameters and invariants."""
+    console = Console()
+    for kind in MODELS.values():
+        console.print(f"[bold]{kind.name}[/]: {kind.summary}")
+        if kind.variants:
+            console.print("  variants:")
+            for name, meaning in kind.variants.items():
+                default = " (default)" if name == kind.default_variant else ""
+                console.print(f"    [cyan]{name}[/]{default}: {meaning}")
+        console.print("  parameters:")
+        for p in kind.params:
+            console.print(f"    --{p.name} ({p.minimum}..{p.maximum}, default {p.default}): {p.help}")
+        console.print("  invariants:")
+        for inv in invariants_for(kind.name).values():
+            console.print(f"    [cyan]{inv.name}[/]: {inv.summary}")
+
+
+@main.group()
+def trace():
+    """Read saved counterexample traces."""
+
+
+@trace.command("show")
+@click.argument("file", type=click.Path(path_type=Path))
+def trace_show(file):
+    """Print a trace as a step table: one row per step, one column per replica."""
+    try:
+        loaded, model = load_trace(file)
+    except TraceFileError as exc:
+        raise UserError(str(exc)) from None
+    Console().print(trace_table(loaded, model))
+
+
+if __name__ == "__main__":
+    main()

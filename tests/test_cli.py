@@ -1,0 +1,153 @@
+"""The command line: exit codes, JSON output, listings, trace display and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cli as cli_module
+from conftest import VARIANTS, run_cli, run_json
+from invariants.registry import invariants_for
+from model.registry import MODELS
+from traces.store import load_trace
+
+SMALL = ("--replicas", "2", "--log-size", "2", "--max-records", "2", "--max-epoch", "2")
+
+
+def test_exit_0_when_every_invariant_holds():
+    result = run_cli("check", "--model", "two-phase", "--rms", "3", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["invariants"]["consistent"]["holds"] is True
+
+
+def test_exit_1_and_json_fields_when_violated(tmp_path):
+    result = run_cli("check", "--variant", "hw", *SMALL, "--invariant", "strong-isr", "--trace-dir", str(tmp_path),
+                     "--json")
+    assert result.exit_code == 1
+    out = json.loads(result.stdout)
+    assert {"model", "variant", "bounds", "engine", "distinct_states", "generated_states", "depth", "seconds",
+            "invariants"} <= set(out)
+    assert out["bounds"] == {"replicas": 2, "log_size": 2, "max_records": 2, "max_epoch": 2}
+    verdict = out["invariants"]["strong-isr"]
+    assert verdict["holds"] is False and verdict["trace_length"] == out["depth"]
+    trace, _ = load_trace(verdict["trace_file"])
+    assert len(trace) == verdict["trace_length"] and trace.variant == "hw"
+
+
+def test_continue_reports_every_violation_and_keeps_going():
+    out = run_json("check", "--variant", "hw", *SMALL, "--continue")
+    assert out["complete"] is True
+    statuses = {name: v["status"] for name, v in out["invariants"].items()}
+    assert statuses == {"leader-in-isr": "violated", "leader-in-isr-or-none": "holds", "weak-isr": "violated",
+                        "strong-isr": "violated"}
+    assert out["invariants"]["leader-in-isr"]["trace_length"] == 0
+
+
+def test_default_variant_is_kip320_with_default_bounds():
+    out = run_json("check", "--max-depth", "3", "--invariant", "strong-isr")
+    assert out["variant"] == "kip320"
+    assert out["bounds"] == {"replicas": 3, "log_size": 2, "max_records": 2, "max_epoch": 2}
+    assert out["depth"] == 3 and out["invariants"]["strong-isr"]["status"] == "unknown"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--variant", "kip999"), "unknown variant 'kip999' for model spec (choose from hw, kip101, kip279, kip320)"),
+    (("--model", "raft"), "unknown model 'raft'"),
+    (("--invariant", "no-loss"), "unknown invariant 'no-loss' for model spec (choose from leader-in-isr,"),
+    (("--replicas", "0"), "--replicas must be between 1 and 7, got 0"),
+    (("--log-size", "-1"), "--log-size must be between"),
+    (("--max-records", "0"), "--max-records must be between"),
+    (("--max-epoch", "0"), "--max-epoch must be between"),
+    (("--replicas", "100"), "--replicas must be between 1 and 7, got 100"),
+    (("--max-epoch", "1000000"), "--max-epoch must be between"),
+    (("--rms", "3"), "--rms does not apply to this model"),
+    (("--model", "two-phase", "--variant", "hw"), "model two-phase has no variants"),
+    (("--model", "two-phase", "--rms", "11"), "--rms must be between 1 and 10"),
+    (("--replicas", "two"), "'two' is not a valid integer"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    result = run_cli("check", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+    assert len([line for line in result.stderr.splitlines() if line.strip()]) <= 3  # click usage errors add a hint
+
+
+def test_unwritable_trace_dir_is_exit_2(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = run_cli("check", "--variant", "hw", *SMALL, "--trace-dir", str(blocker / "sub"))
+    assert result.exit_code == 2
+    assert "cannot create trace directory" in result.stderr
+
+
+def test_trace_show_prints_every_step_in_protocol_words(tmp_path):
+    run_cli("check", "--variant", "hw", "--invariant", "strong-isr", "--trace-dir", str(tmp_path), "--json")
+    path = tmp_path / "spec-hw-strong-isr.json"
+    trace, model = load_trace(path)
+    result = run_cli("trace", "show", str(path))
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    flat = text.replace("│", " ")
+    words = " ".join(flat.split())
+    for step in json.loads(path.read_text())["steps"]:
+        assert step["description"].split(",")[0].split()[0] in words
+    # The last step is the truncation to the lagging HW that drops the committed record.
+    assert "truncates its log to offset 0 (its HW)" in json.loads(path.read_text())["steps"][-1]["description"]
+    assert f"violated after {len(trace)} steps" in result.stdout
+
+
+@pytest.mark.parametrize("content", ["{broken", '{"nodes": []}', ""])
+def test_trace_show_bad_files_exit_2(tmp_path, content):
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    result = run_cli("trace", "show", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: ") and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_trace_show_missing_file_exit_2(tmp_path):
+    result = run_cli("trace", "show", str(tmp_path / "nope.json"))
+    assert result.exit_code == 2 and "cannot read trace file" in result.stderr
+
+
+def test_list_names_every_model_variant_and_invariant():
+    result = run_cli("list")
+    assert result.exit_code == 0
+    for kind in MODELS.values():
+        assert kind.name in result.stdout
+        for variant in kind.variants:
+            assert variant in result.stdout
+        for name in invariants_for(kind.name):
+            assert name in result.stdout
+    assert set(VARIANTS) == set(MODELS["spec"].variants)
+
+
+def test_interrupt_exits_130_with_one_line(monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "explore", interrupted)
+    result = run_cli("check", "--model", "two-phase")
+    assert result.exit_code == 130
+    assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
+
+
+def test_real_ctrl_c_stops_the_search(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue",
+                             "--trace-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip() == "Error: interrupted by the user; no result or trace was written"
+    assert out == "" and list(tmp_path.iterdir()) == []

@@ -1,0 +1,66 @@
+"""The `spec` model against facts we did not write: TLC's figures on the public specification
+(../shared/models/reference-figures.md) and the published two-phase commit counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from checker.local import explore
+from conftest import VARIANTS, run_json
+from invariants.registry import select
+from model.registry import build_model
+
+# TLC, breadth-first, no symmetry, Replicas=2, LogSize=2, MaxRecords=2, MaxLeaderEpoch=3.
+# TLC's depth counts states on the longest shortest path; ours counts transitions (one less).
+TLC = {"hw": (62_855, 23), "kip101": (53_413, 21), "kip279": (53_099, 21), "kip320": (28_939, 22)}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_cli_matches_tlc_distinct_states_and_depth(variant):
+    out = run_json("check", "--model", "spec", "--variant", variant, "--replicas", "2", "--log-size", "2",
+                   "--max-records", "2", "--max-epoch", "3", "--invariant", "leader-in-isr-or-none")
+    distinct, tlc_depth = TLC[variant]
+    assert out["distinct_states"] == distinct
+    assert out["depth"] == tlc_depth - 1
+    assert out["invariants"]["leader-in-isr-or-none"] == {"holds": True, "status": "holds", "trace_length": None,
+                                                          "trace_file": None}
+
+
+@pytest.mark.parametrize("rms, states", [(3, 288), (5, 8_832), (7, 296_448)])
+def test_two_phase_reaches_published_counts(rms, states):
+    out = run_json("check", "--model", "two-phase", "--rms", str(rms))
+    assert out["distinct_states"] == states
+    assert out["invariants"]["consistent"]["holds"] is True
+
+
+def _count(variant, **bounds):
+    return explore(build_model("spec", variant, **bounds), []).distinct_states
+
+
+# For each bound, a starting point (replicas, log-size, max-records, max-epoch) at which that
+# bound is the one that limits the search, so raising it by one must add states.
+GROWTH = {"replicas": (1, 2, 2, 2), "log_size": (2, 1, 2, 1), "max_records": (2, 2, 2, 1), "max_epoch": (2, 1, 2, 1)}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("bound", GROWTH)
+def test_state_space_grows_with_every_bound(variant, bound):
+    small = dict(zip(("replicas", "log_size", "max_records", "max_epoch"), GROWTH[bound]))
+    larger = dict(small, **{bound: small[bound] + 1})
+    assert _count(variant, **larger) > _count(variant, **small)
+
+
+@pytest.mark.parametrize("bounds", [dict(replicas=1, log_size=2, max_records=2, max_epoch=3),
+                                    dict(replicas=1, log_size=3, max_records=3, max_epoch=2)])
+def test_truncation_variants_agree_without_followers(bounds):
+    # With one replica nobody ever becomes a follower, and the truncation point is the only
+    # thing hw, kip101 and kip279 change: their state spaces must be the same.
+    counts = {v: _count(v, **bounds) for v in ("hw", "kip101", "kip279")}
+    assert len(set(counts.values())) == 1, counts
+
+
+def test_fencing_only_removes_behaviour():
+    # kip320 adds guards to kip279's actions (and drops the HW advance's leadership test,
+    # which only matters for leaders), so its states are a subset: fewer of them.
+    bounds = dict(replicas=2, log_size=2, max_records=2, max_epoch=2)
+    assert _count("kip320", **bounds) < _count("kip279", **bounds)
