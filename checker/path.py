@@ -1,22 +1,26 @@
-"""Turning a shortest path of states into a trace, the same way on every engine."""
+"""Turning a shortest path of fingerprints into a trace, the same way on every engine.
+
+Engines keep only fingerprints of visited states (and, per state, the fingerprint of the
+parent it was first reached from). A trace is rebuilt by walking those parent links back to an
+initial state and replaying the path through the model: at each step, the successor with the
+next fingerprint, reached by the smallest such action.
+"""
 
 from __future__ import annotations
 
 from traces.trace import Step, Trace
 
-from .model import Action, Model, State
+from .fingerprint import fingerprint
+from .model import Model
 
 
-def step_action(model: Model, before: State, after: State) -> Action:
-    """The action that leads from `before` to `after`; when several do, the smallest, which is
-    the one every engine records as the chosen route."""
-    actions = [action for action, state in model.successors(before) if state == after]
-    if not actions:
-        raise ValueError("no action of the model leads from one trace state to the next")
-    return min(actions)
-
-
-def trace_from_path(model: Model, invariant: str, path: list[State]) -> Trace:
-    """A trace along `path` (initial state first, violating state last)."""
-    steps = tuple(Step(step_action(model, before, after), after) for before, after in zip(path, path[1:]))
-    return Trace(model.name, model.variant, dict(model.parameters()), invariant, path[0], steps)
+def trace_from_fingerprints(model: Model, invariant: str, path: list[int]) -> Trace:
+    """The trace whose states have fingerprints `path` (initial state first)."""
+    initial = next(s for s in model.initial_states() if fingerprint(s) == path[0])
+    steps = []
+    state = initial
+    for target in path[1:]:
+        action, state = min(((a, s) for a, s in model.successors(state) if fingerprint(s) == target),
+                            key=lambda pair: pair[0])
+        steps.append(Step(action, state))
+    return Trace(model.name, model.variant, dict(model.parameters()), invariant, initial, tuple(steps))

@@ -26,14 +26,12 @@ def leader_in_isr_or_none(state: SpecState) -> bool:
 
 
 def _isr_agrees_below_hw(state: SpecState, r1: int, isr: int) -> bool:
-    """Every replica in `isr` holds exactly r1's record at every offset below r1's HW."""
+    """Every replica in `isr` holds exactly r1's record at every offset below r1's HW (an
+    offset missing from either log is a disagreement; an empty ISR agrees vacuously)."""
     replicas = state.replicas
     hw = replicas[r1].hw
-    log = replicas[r1].log
-    if hw > len(log):
-        return False
-    committed = log[:hw]
-    return all(replicas[r2].log[:hw] == committed for r2 in members(isr))
+    committed = replicas[r1].log[:hw]
+    return all(len(committed) == hw and replicas[r2].log[:hw] == committed for r2 in members(isr))
 
 
 def weak_isr(state: SpecState) -> bool:

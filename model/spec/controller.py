@@ -18,7 +18,7 @@ def controller_update(state: SpecState, bounds: SpecBounds, leader: int, isr: in
     if epoch > bounds.max_epoch:
         return None
     update = LeaderAndIsr(epoch, leader, isr)
-    return state._replace(requests=state.requests + (update,), quorum=update)
+    return SpecState(state.replicas, state.next_record_id, state.requests + (update,), update)
 
 
 def controller_elect_leader(state: SpecState, bounds: SpecBounds):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .bounds import SpecBounds
 from .controller import controller_elect_leader, controller_shrink_isr
 from .leadership import become_leader, is_true_leader, leader_write, quorum_isr_update
-from .state import NONE, SpecState, members, with_replica
+from .state import NONE, Replica, SpecState, members, with_replica
 
 
 class HighWatermarkTruncation:
@@ -73,7 +73,7 @@ class HighWatermarkTruncation:
         fetched, and this is the step in which the leader learns it.)"""
         for leader, replica in enumerate(state.replicas):
             if self.can_advance_hw(state, leader):
-                after = replica._replace(hw=replica.hw + 1)
+                after = Replica(replica.log, replica.hw + 1, replica.epoch, replica.leader, replica.isr)
                 yield ("LeaderIncHighWatermark", leader), with_replica(state, leader, after)
 
     def leader_shrink_isr(self, state: SpecState):
@@ -105,7 +105,8 @@ class HighWatermarkTruncation:
                 leo = len(follower.log)
                 if (follower.leader == leader and leo < len(source.log) and leo < self.bounds.log_size
                         and self.accepts_fetch(state, leader, f)):
-                    after = follower._replace(log=follower.log + (source.log[leo],), hw=min(source.hw, leo + 1))
+                    after = Replica(log=follower.log + (source.log[leo],), hw=min(source.hw, leo + 1),
+                                    epoch=follower.epoch, leader=leader, isr=follower.isr)
                     yield ("FollowerReplicate", f, leader), with_replica(state, f, after)
 
     def become_follower(self, state: SpecState):
@@ -123,8 +124,8 @@ class HighWatermarkTruncation:
                 k = self.truncation_point(state, r, leader)
                 if k > len(replica.log):
                     continue
-                after = replica._replace(log=replica.log[:k], hw=min(k, replica.hw), epoch=request.epoch,
-                                         leader=leader, isr=request.isr)
+                after = Replica(log=replica.log[:k], hw=min(k, replica.hw), epoch=request.epoch, leader=leader,
+                                isr=request.isr)
                 yield ("BecomeFollower", r, leader, request.epoch), with_replica(state, r, after)
 
     def actions(self):

@@ -4,7 +4,7 @@ fenced write of a new ISR to the quorum."""
 from __future__ import annotations
 
 from .bounds import SpecBounds
-from .state import NONE, Record, SpecState, with_replica
+from .state import NONE, Record, Replica, SpecState, with_replica
 
 
 def presumes_leadership(state: SpecState, r: int) -> bool:
@@ -37,7 +37,7 @@ def become_leader(state: SpecState, bounds: SpecBounds):
     for request in state.requests:
         leader = request.leader
         if leader != NONE and request.epoch > replicas[leader].epoch:
-            mine = replicas[leader]._replace(epoch=request.epoch, leader=leader, isr=request.isr)
+            mine = Replica(replicas[leader].log, replicas[leader].hw, request.epoch, leader, request.isr)
             yield ("BecomeLeader", leader, request.epoch), with_replica(state, leader, mine)
 
 
@@ -50,5 +50,5 @@ def leader_write(state: SpecState, bounds: SpecBounds):
     for r, replica in enumerate(state.replicas):
         if replica.leader == r and len(replica.log) < bounds.log_size:
             record = Record(state.next_record_id, replica.epoch)
-            after = with_replica(state, r, replica._replace(log=replica.log + (record,)))
-            yield ("LeaderWrite", r), after._replace(next_record_id=state.next_record_id + 1)
+            replicas = with_replica(state, r, replica._replace(log=replica.log + (record,))).replicas
+            yield ("LeaderWrite", r), SpecState(replicas, state.next_record_id + 1, state.requests, state.quorum)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 from ..params import ModelError
@@ -35,7 +34,8 @@ class SpecModel:
 
     def successors(self, state: SpecState):
         """Every enabled protocol step from `state`, as (action, next state) pairs."""
-        return chain.from_iterable(action(state) for action in self._actions)
+        for action in self._actions:
+            yield from action(state)
 
     def describe_step(self, action: tuple, before: SpecState, after: SpecState) -> str:
         """The step in Kafka's words (see `model.spec.words`)."""

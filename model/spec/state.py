@@ -103,4 +103,4 @@ def initial_state(replicas: int) -> SpecState:
 def with_replica(state: SpecState, r: int, replica: Replica) -> SpecState:
     """`state` with replica r replaced."""
     replicas = state.replicas
-    return state._replace(replicas=replicas[:r] + (replica,) + replicas[r + 1:])
+    return SpecState(replicas[:r] + (replica,) + replicas[r + 1:], state.next_record_id, state.requests, state.quorum)
