@@ -28,6 +28,12 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+def stdout_console() -> Console:
+    """A console for tables on stdout: the terminal's width, or 160 columns when piped, so a
+    saved report keeps every replica column."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 class UserError(click.ClickException):
     """Bad input: a one-line message on stderr and exit code 2."""
 
@@ -108,7 +114,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     if as_json:
         click.echo(json.dumps(result_to_json(result, trace_files), indent=2))
     else:
-        console = Console()
+        console = stdout_console()
         console.print(summary_table(result))
         console.print(invariant_table(result, trace_files))
         console.print(action_table(result))
@@ -120,7 +126,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 @main.command("list")
 def list_models():
     """List the models, their variants, parameters and invariants."""
-    console = Console()
+    console = stdout_console()
     for kind in MODELS.values():
         console.print(f"[bold]{kind.name}[/]: {kind.summary}")
         if kind.variants:
@@ -149,7 +155,7 @@ def trace_show(file):
         loaded, model = load_trace(file)
     except TraceFileError as exc:
         raise UserError(str(exc)) from None
-    Console().print(trace_table(loaded, model))
+    stdout_console().print(trace_table(loaded, model))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def trace_table(trace: Trace, model) -> Table:
                   show_lines=True, title_justify="left")
     first = model.state_columns(trace.initial)
     table.add_column("#", justify="right", style="dim")
-    table.add_column("action", ratio=2)
+    table.add_column("action", ratio=2, min_width=30)
     for name in first:
         table.add_column(name, ratio=1)
     table.add_row("0", "initial state", *(_cell(lines, None) for lines in first.values()))
