@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker.local import explore
+from checker.engines import ENGINES, run_engine
+from checker.java import EngineUnavailable
 from checker.progress import level_progress
 from checker.report import action_table, invariant_table, result_to_json, summary_table
 from invariants.registry import invariants_for, select
@@ -61,6 +62,19 @@ def bound_options(func):
     return func
 
 
+def engine_options(func):
+    """--engine, --master, --partitions and --work-dir."""
+    func = click.option("--work-dir", default=None, metavar="PATH",
+                        help="spark: checkpoint every level here (any path Spark reaches: local, hdfs://, s3a://); "
+                             "default: executor-local checkpoints")(func)
+    func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
+                        help="spark: number of shards of the frontier and visited set (default: cores)")(func)
+    func = click.option("--master", default="local[*]", show_default=True,
+                        help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...)")(func)
+    return click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
+                        help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main():
     """replcheck: a model checker for Kafka's partition replication protocols."""
@@ -78,7 +92,9 @@ def main():
 @click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
-def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, **bounds):
+@engine_options
+def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, engine, master, partitions,
+          work_dir, **bounds):
     """Explore every reachable state of a model and check its invariants.
 
     Exits 0 when every invariant holds, 1 when one is violated.
@@ -96,8 +112,11 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 
     label = f"{model.name} {model.variant or ''}".strip()
     try:
-        with level_progress(label) as on_level:
-            result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
+        with level_progress(f"{label} ({engine})") as on_level:
+            result = run_engine(engine, model, invariants, stop_at_first=not keep_going, max_depth=max_depth,
+                                on_level=on_level, master=master, partitions=partitions, work_dir=work_dir)
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
     except KeyboardInterrupt:
         raise Interrupted() from None
 

@@ -45,3 +45,12 @@ class Model(Protocol):
 
     def state_columns(self, state: State) -> dict[str, list[str]]:
         """The state as named columns of text lines (one per replica, say), for step tables."""
+
+    def action_kinds(self) -> tuple[str, ...]:
+        """The names every action value may start with (the first item of its tuple)."""
+
+    def encode(self, state: State) -> bytes:
+        """The state as compact bytes, for engines that ship states between processes."""
+
+    def decode(self, data: bytes) -> State:
+        """The state `encode` turned into `data`."""

@@ -27,6 +27,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
         "variant": result.variant,
         "bounds": result.bounds,
         "engine": result.engine,
+        "engine_options": result.engine_options,
         "complete": result.complete,
         "distinct_states": result.distinct_states,
         "generated_states": result.generated_states,
@@ -36,7 +37,8 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
         "invariants": invariants,
         "actions": {name: {"fired": c.fired, "new": c.new} for name, c in result.actions.items()},
         "levels": [{"depth": lv.depth, "new_states": lv.new_states, "generated": lv.generated,
-                    "seconds": round(lv.seconds_total, 3)} for lv in result.levels],
+                    "seconds": round(lv.seconds_total, 3), "task_seconds": round(lv.task_seconds, 3)}
+                   for lv in result.levels],
     }
 
 
@@ -48,7 +50,8 @@ def summary_table(result: CheckResult) -> Table:
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in result.bounds.items())
     table.add_row("model", f"{result.model}" + (f" / {result.variant}" if result.variant else ""))
     table.add_row("bounds", bounds)
-    table.add_row("engine", result.engine)
+    options = ", ".join(f"{k} {v}" for k, v in result.engine_options.items())
+    table.add_row("engine", result.engine + (f" ({options})" if options else ""))
     table.add_row("search", "complete" if result.complete else "stopped at the first violation")
     table.add_row("distinct states", f"{result.distinct_states:,}")
     table.add_row("generated states", f"{result.generated_states:,}")

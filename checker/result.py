@@ -11,13 +11,16 @@ from traces.trace import Trace
 class LevelStats:
     """One BFS level: its depth (in transitions from the initial states), the new distinct
     states found at it, states generated while expanding the previous level, and the running
-    totals after it."""
+    totals after it. A distributed engine also reports `task_seconds`: its slowest expand task
+    plus its slowest merge task, so the rest of the level's wall time is the engine's own
+    overhead."""
 
     depth: int
     new_states: int
     generated: int
     distinct_total: int
     seconds_total: float
+    task_seconds: float = 0.0
 
 
 @dataclass
@@ -42,6 +45,7 @@ class CheckResult:
     bounds: dict[str, int]
     engine: str
     invariants: list[str]
+    engine_options: dict = field(default_factory=dict)
     distinct_states: int = 0
     generated_states: int = 0
     depth: int = 0

@@ -16,13 +16,13 @@ SMALL = ("--replicas", "2", "--log-size", "2", "--max-records", "2", "--max-epoc
 
 
 def test_exit_0_when_every_invariant_holds():
-    result = run_cli("check", "--model", "two-phase", "--rms", "3", "--json")
+    result = run_cli("check", "--engine", "local", "--model", "two-phase", "--rms", "3", "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["invariants"]["consistent"]["holds"] is True
 
 
 def test_exit_1_and_json_fields_when_violated(tmp_path):
-    result = run_cli("check", "--variant", "hw", *SMALL, "--invariant", "strong-isr", "--trace-dir", str(tmp_path),
+    result = run_cli("check", "--engine", "local", "--variant", "hw", *SMALL, "--invariant", "strong-isr", "--trace-dir", str(tmp_path),
                      "--json")
     assert result.exit_code == 1
     out = json.loads(result.stdout)
@@ -36,7 +36,7 @@ def test_exit_1_and_json_fields_when_violated(tmp_path):
 
 
 def test_continue_reports_every_violation_and_keeps_going():
-    out = run_json("check", "--variant", "hw", *SMALL, "--continue")
+    out = run_json("check", "--engine", "local", "--variant", "hw", *SMALL, "--continue")
     assert out["complete"] is True
     statuses = {name: v["status"] for name, v in out["invariants"].items()}
     assert statuses == {"leader-in-isr": "violated", "leader-in-isr-or-none": "holds", "weak-isr": "violated",
@@ -45,7 +45,7 @@ def test_continue_reports_every_violation_and_keeps_going():
 
 
 def test_default_variant_is_kip320_with_default_bounds():
-    out = run_json("check", "--max-depth", "3", "--invariant", "strong-isr")
+    out = run_json("check", "--engine", "local", "--max-depth", "3", "--invariant", "strong-isr")
     assert out["variant"] == "kip320"
     assert out["bounds"] == {"replicas": 3, "log_size": 2, "max_records": 2, "max_epoch": 2}
     assert out["depth"] == 3 and out["invariants"]["strong-isr"]["status"] == "unknown"
@@ -67,7 +67,7 @@ def test_default_variant_is_kip320_with_default_bounds():
     (("--replicas", "two"), "'two' is not a valid integer"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
-    result = run_cli("check", *args)
+    result = run_cli("check", "--engine", "local", *args)
     assert result.exit_code == 2
     assert message in result.stderr
     assert "Traceback" not in result.output
@@ -77,13 +77,13 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_unwritable_trace_dir_is_exit_2(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    result = run_cli("check", "--variant", "hw", *SMALL, "--trace-dir", str(blocker / "sub"))
+    result = run_cli("check", "--engine", "local", "--variant", "hw", *SMALL, "--trace-dir", str(blocker / "sub"))
     assert result.exit_code == 2
     assert "cannot create trace directory" in result.stderr
 
 
 def test_trace_show_prints_every_step_in_protocol_words(tmp_path):
-    run_cli("check", "--variant", "hw", "--invariant", "strong-isr", "--trace-dir", str(tmp_path), "--json")
+    run_cli("check", "--engine", "local", "--variant", "hw", "--invariant", "strong-isr", "--trace-dir", str(tmp_path), "--json")
     path = tmp_path / "spec-hw-strong-isr.json"
     trace, model = load_trace(path)
     result = run_cli("trace", "show", str(path))
@@ -128,8 +128,8 @@ def test_interrupt_exits_130_with_one_line(monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "explore", interrupted)
-    result = run_cli("check", "--model", "two-phase")
+    monkeypatch.setattr(cli_module, "run_engine", interrupted)
+    result = run_cli("check", "--engine", "local", "--model", "two-phase")
     assert result.exit_code == 130
     assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
 
@@ -142,7 +142,7 @@ def test_real_ctrl_c_stops_the_search(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue",
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--engine", "local", "--variant", "hw", "--continue",
                              "--trace-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     time.sleep(3)

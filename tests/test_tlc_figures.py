@@ -17,7 +17,7 @@ TLC = {"hw": (62_855, 23), "kip101": (53_413, 21), "kip279": (53_099, 21), "kip3
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_cli_matches_tlc_distinct_states_and_depth(variant):
-    out = run_json("check", "--model", "spec", "--variant", variant, "--replicas", "2", "--log-size", "2",
+    out = run_json("check", "--engine", "local", "--model", "spec", "--variant", variant, "--replicas", "2", "--log-size", "2",
                    "--max-records", "2", "--max-epoch", "3", "--invariant", "leader-in-isr-or-none")
     distinct, tlc_depth = TLC[variant]
     assert out["distinct_states"] == distinct
@@ -28,7 +28,7 @@ def test_cli_matches_tlc_distinct_states_and_depth(variant):
 
 @pytest.mark.parametrize("rms, states", [(3, 288), (5, 8_832), (7, 296_448)])
 def test_two_phase_reaches_published_counts(rms, states):
-    out = run_json("check", "--model", "two-phase", "--rms", str(rms))
+    out = run_json("check", "--engine", "local", "--model", "two-phase", "--rms", str(rms))
     assert out["distinct_states"] == states
     assert out["invariants"]["consistent"]["holds"] is True
 

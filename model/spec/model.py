@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..params import ModelError
+from . import codec
 from .bounds import SpecBounds
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
 from .variants import VARIANTS
 from .words import describe_step, replica_columns
+
+
+ACTION_KINDS = ("ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderWrite", "LeaderIncHighWatermark",
+                "LeaderShrinkIsr", "LeaderExpandIsr", "FollowerReplicate", "BecomeFollower")
 
 
 class SpecModel:
@@ -23,6 +28,7 @@ class SpecModel:
         self.bounds = bounds
         self.protocol = VARIANTS[variant][0](bounds)
         self._actions = self.protocol.actions()
+        self.decode = codec.Decoder(bounds.replicas)
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by CLI name with underscores."""
@@ -36,6 +42,14 @@ class SpecModel:
         """Every enabled protocol step from `state`, as (action, next state) pairs."""
         for action in self._actions:
             yield from action(state)
+
+    def action_kinds(self) -> tuple[str, ...]:
+        """The specification's action names."""
+        return ACTION_KINDS
+
+    def encode(self, state: SpecState) -> bytes:
+        """About 33 bytes for 3 replicas (see `model.spec.codec`); `self.decode` inverts it."""
+        return codec.encode(state)
 
     def describe_step(self, action: tuple, before: SpecState, after: SpecState) -> str:
         """The step in Kafka's words (see `model.spec.words`)."""

@@ -70,6 +70,21 @@ class TwoPhaseModel:
             if s.msg_abort and rm != ABORTED:
                 yield ("RMRcvAbortMsg", r), s._replace(rm=_set_rm(s, r, ABORTED))
 
+    def action_kinds(self) -> tuple[str, ...]:
+        """The TM and RM step names."""
+        return ("TMRcvPrepared", "TMCommit", "TMAbort", "RMPrepare", "RMChooseToAbort", "RMRcvCommitMsg", "RMRcvAbortMsg")
+
+    def encode(self, s: TwoPhaseState) -> bytes:
+        """One byte per RM state and for the TM, two per RM set, one per commit/abort flag."""
+        return bytes(s.rm + (s.tm, s.tm_prepared & 255, s.tm_prepared >> 8, s.msg_prepared & 255, s.msg_prepared >> 8,
+                             s.msg_commit, s.msg_abort))
+
+    def decode(self, data: bytes) -> TwoPhaseState:
+        """The state `encode` turned into `data`."""
+        n = self.rms
+        return TwoPhaseState(tuple(data[:n]), data[n], data[n + 1] | data[n + 2] << 8, data[n + 3] | data[n + 4] << 8,
+                             data[n + 5], data[n + 6])
+
     def describe_step(self, action: tuple, before: TwoPhaseState, after: TwoPhaseState) -> str:
         """The step in two-phase-commit words."""
         kind, *args = action

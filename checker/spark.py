@@ -1,0 +1,152 @@
+"""The Spark engine: the same breadth-first search as `checker.local`, with the frontier and
+the visited set sharded across Spark executors by state fingerprint.
+
+Per level the driver builds two stages (see `checker.spark_tasks` and docs/spark-engine.md):
+expand the frontier on the executors and shuffle the successors to their owning partitions,
+then merge them into the co-partitioned previous level. Only counts, the smallest violating
+fingerprints and the next frontier's size come back to the driver; it never holds the state
+set. Each level is persisted and checkpointed (locally, or reliably under `checkpoint_dir`),
+so lineage never grows. The same tie-breaking rules as the local engine give the same counts,
+verdicts and traces, whatever the partition count.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .fingerprint import fingerprint
+from .invariant import Invariant
+from .model import Model
+from .path import trace_from_fingerprints
+from .result import ActionCount, CheckResult, LevelStats
+
+
+def _initial_level(sc, model, partitions):
+    """Level 0: the initial states, each owned by its fingerprint's partition, as its own parent."""
+    from .spark_tasks import Shard, owner, same_partition
+
+    states = {fingerprint(s): s for s in model.initial_states()}
+    shards = []
+    for p in range(partitions):
+        fps = sorted(fp for fp in states if owner(fp, partitions) == p)
+        array = np.array(fps, dtype=np.int64)
+        shards.append((p, Shard(array, array.copy(), array.copy(), [model.encode(states[fp]) for fp in fps])))
+    return states, sc.parallelize(shards, partitions).partitionBy(partitions, same_partition)
+
+
+def _materialise(rdd, checkpoint: bool):
+    """Persist the level, cut its lineage, and compute it (counting in the JVM, so no Python
+    pass reads the cached data back)."""
+    from pyspark import StorageLevel
+
+    rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    if checkpoint:
+        rdd.checkpoint()
+    else:
+        rdd.localCheckpoint()
+    rdd._jrdd.count()
+    return rdd
+
+
+def explore_spark(
+    sc,
+    model: Model,
+    invariants: Sequence[Invariant],
+    *,
+    partitions: int | None = None,
+    stop_at_first: bool = True,
+    max_depth: int | None = None,
+    on_level: Callable[[LevelStats, int], None] | None = None,
+    reliable_checkpoints: bool = False,
+) -> CheckResult:
+    """Explore like `checker.local.explore`, on the SparkContext `sc` with `partitions` shards
+    (default: the context's default parallelism). `reliable_checkpoints` checkpoints each level
+    to the context's checkpoint directory instead of executor-local storage."""
+    from .spark_tasks import KeyedDict, expand, merge, parent_of, same_partition
+
+    started = time.perf_counter()
+    P = partitions or sc.defaultParallelism
+    result = CheckResult(model.name, model.variant, dict(model.parameters()), "spark", [i.name for i in invariants],
+                         {"master": sc.master, "partitions": P})
+    kinds = model.action_kinds()
+    states, level = _initial_level(sc, model, P)
+    level = _materialise(level, reliable_checkpoints)
+    found: dict[str, int] = {}
+    for inv in invariants:
+        bad = [fp for fp, s in states.items() if not inv.holds(s)]
+        if bad:
+            found[inv.name] = min(bad)
+    fired = np.zeros(len(kinds), np.int64)
+    new_by_kind = np.zeros(len(kinds), np.int64)
+    distinct, frontier, depth = len(states), len(states), 0
+    result.levels.append(LevelStats(0, distinct, 0, distinct, time.perf_counter() - started))
+    if on_level:
+        on_level(result.levels[-1], frontier)
+
+    exhausted = frontier == 0
+    try:
+        while not exhausted and not (stop_at_first and found) and (max_depth is None or depth < max_depth):
+            stats = sc.accumulator({}, KeyedDict())
+            step = depth + 1
+            candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),
+                                                               partitions=P, level=step, stats=stats))
+                          .partitionBy(P, same_partition)
+                          .map(lambda kv: kv, preservesPartitioning=True))
+            following = level.union(candidates).mapPartitionsWithIndex(
+                partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
+                preservesPartitioning=True)
+            following = _materialise(following, reliable_checkpoints)
+            level.unpersist()
+            level = following
+            expanded = [v for k, v in stats.value.items() if k[0] == "expand"]
+            merged = [v for k, v in stats.value.items() if k[0] == "merge"]
+            generated = sum(e.generated for e in expanded)
+            result.generated_states += generated
+            fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
+            frontier = sum(m.new for m in merged)
+            if frontier == 0:
+                exhausted = True
+                break
+            depth = step
+            distinct = sum(m.visited for m in merged)
+            new_by_kind += np.sum([m.new_by_kind for m in merged], axis=0, dtype=np.int64)
+            for bit, inv in enumerate(invariants):
+                hits = [m.violations[bit] for m in merged if bit in m.violations]
+                if hits and inv.name not in found:
+                    found[inv.name] = min(hits)
+            busiest = max(e.seconds for e in expanded) + max(m.seconds for m in merged)
+            result.levels.append(LevelStats(depth, frontier, generated, distinct, time.perf_counter() - started,
+                                            busiest))
+            if on_level:
+                on_level(result.levels[-1], frontier)
+
+        result.complete = exhausted
+        result.distinct_states = distinct
+        result.depth = depth
+        result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
+                          for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
+        for inv in invariants:
+            if inv.name in found:
+                result.violations[inv.name] = trace_from_fingerprints(
+                    model, inv.name, _path_to(sc, level, found[inv.name], P))
+    finally:
+        level.unpersist()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _path_to(sc, level, fp: int, partitions: int) -> list[int]:
+    """Fingerprints from an initial state to `fp`, found by asking, level by level, the one
+    partition that owns each state for its parent (one small job per step)."""
+    from .spark_tasks import owner, parent_of
+
+    path = [fp]
+    while True:
+        (parent,) = sc.runJob(level, partial(parent_of, fp=path[-1]), [owner(path[-1], partitions)])
+        if parent == path[-1]:
+            return path[::-1]
+        path.append(parent)

@@ -1,0 +1,204 @@
+"""The work Spark's Python workers do in one BFS level. Pure functions of their inputs.
+
+A level is one cached RDD with one element per partition p:
+
+    (p, Shard(visited, parents, frontier_fps, frontier))
+
+`visited` holds the fingerprints (int64, sorted) of every state owned by p (fingerprint mod P
+== p), `parents` the fingerprint of each one's chosen parent (itself for an initial state),
+`frontier_fps` and `frontier` the states p discovered in the last level and their encodings.
+
+`expand` (map side) decodes the frontier, generates successors, keeps per successor the
+smallest parent (and, for one parent, the smallest action), evaluates the invariants on it,
+encodes it, and emits one Candidates block per owning partition. After the shuffle, `merge`
+(reduce side, co-partitioned with the previous level, so the visited set never moves) picks
+the smallest parent per fingerprint, drops what is already visited, and returns the next
+Shard. Counts go to the driver through an accumulator keyed by (stage, partition), so a
+retried task overwrites its figures instead of adding them twice.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections import Counter
+from typing import NamedTuple
+
+import numpy as np
+from pyspark.accumulators import AccumulatorParam
+
+
+class Shard(NamedTuple):
+    """What one partition owns after a level (see the module docstring)."""
+
+    visited: np.ndarray
+    parents: np.ndarray
+    frontier_fps: np.ndarray
+    frontier: list
+
+
+class Candidates(NamedTuple):
+    """Successors bound for one partition: fingerprint, chosen parent fingerprint, action kind
+    index, bitmask of violated invariants, and encoded state."""
+
+    fps: np.ndarray
+    parents: np.ndarray
+    kinds: np.ndarray
+    violations: np.ndarray
+    states: list
+
+
+class ExpandStats(NamedTuple):
+    """One partition's expansion: successors generated, fired counts per action kind, and the
+    task's seconds of Python work."""
+
+    generated: int
+    fired: tuple
+    seconds: float
+
+
+class MergeStats(NamedTuple):
+    """One partition's merge: new states, new states per action kind, the smallest violating
+    new fingerprint per invariant index, the size of its visited set, and the task's seconds
+    of Python work."""
+
+    new: int
+    new_by_kind: tuple
+    violations: dict
+    visited: int
+    seconds: float
+
+
+class KeyedDict(AccumulatorParam):
+    """Accumulates {key: value} dicts; a key reported twice (a retried task) keeps one value."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        a.update(b)
+        return a
+
+
+def owner(fp: int, partitions: int) -> int:
+    """The partition that owns a fingerprint."""
+    return fp % partitions
+
+
+def same_partition(key: int) -> int:
+    """Partition function for keys that already are partition numbers."""
+    return key
+
+
+def _task_start() -> float:
+    """The worker daemon runs a full GC after every task; freezing what exists now keeps that
+    pass short, and states are acyclic, so the collector has nothing to do during the task.
+    Returns the task's start time."""
+    gc.disable()
+    gc.freeze()
+    return time.perf_counter()
+
+
+def expand(index, records, *, model, invariants, partitions, level, stats):
+    """Map side of a level: every successor of this partition's frontier, grouped by owner.
+    Per successor it keeps the smallest (parent fingerprint, action), the local engine's rule."""
+    started = _task_start()
+    best: dict[int, tuple] = {}
+    names = []
+    decode, successors = model.decode, model.successors
+    for _, shard in records:
+        for fp, data in zip(shard.frontier_fps.tolist(), shard.frontier):
+            for action, succ in successors(decode(data)):
+                names.append(action[0])
+                succ_fp = hash(succ)
+                known = best.get(succ_fp)
+                if known is None or fp < known[0] or (fp == known[0] and action < known[1]):
+                    best[succ_fp] = (fp, action, succ)
+    buckets: list[list] = [[] for _ in range(partitions)]
+    for succ_fp, entry in best.items():
+        buckets[succ_fp % partitions].append((succ_fp, entry))
+    kinds = {name: i for i, name in enumerate(model.action_kinds())}
+    for target, entries in enumerate(buckets):
+        if entries:
+            yield target, _candidates(entries, kinds, model, invariants)
+    fired = Counter(names)
+    seconds = time.perf_counter() - started
+    stats.add({("expand", level, index): ExpandStats(len(names), tuple(fired[k] for k in kinds), seconds)})
+
+
+def _candidates(entries, kinds, model, invariants) -> Candidates:
+    """Pack (fingerprint, (parent, action, state)) entries into arrays and encoded states."""
+    encode = model.encode
+    masks = []
+    for _, (_, _, state) in entries:
+        mask = 0
+        for bit, inv in enumerate(invariants):
+            if not inv.holds(state):
+                mask |= 1 << bit
+        masks.append(mask)
+    return Candidates(
+        np.fromiter((fp for fp, _ in entries), np.int64, len(entries)),
+        np.fromiter((e[0] for _, e in entries), np.int64, len(entries)),
+        np.fromiter((kinds[e[1][0]] for _, e in entries), np.int16, len(entries)),
+        np.array(masks, dtype=np.int64),
+        [encode(e[2]) for _, e in entries],
+    )
+
+
+def merge(index, records, *, kinds, invariant_count, level, stats):
+    """Reduce side of a level: this partition's previous Shard plus the Candidates sent to it
+    become the next Shard (new states only in its frontier)."""
+    started = _task_start()
+    shard, blocks = None, []
+    for _, item in records:
+        if isinstance(item, Shard):
+            shard = item
+        else:
+            blocks.append(item)
+    if not blocks:
+        fps = parents = np.empty(0, np.int64)
+        kind_ids = np.empty(0, np.int16)
+        masks = np.empty(0, np.int64)
+        states: list = []
+    else:
+        fps = np.concatenate([b.fps for b in blocks])
+        parents = np.concatenate([b.parents for b in blocks])
+        kind_ids = np.concatenate([b.kinds for b in blocks])
+        masks = np.concatenate([b.violations for b in blocks])
+        states = [s for b in blocks for s in b.states]
+    # Smallest parent per fingerprint: sort by (fingerprint, parent), keep each run's first.
+    order = np.lexsort((parents, fps))
+    sorted_fps = fps[order]
+    first = np.ones(len(order), bool)
+    first[1:] = sorted_fps[1:] != sorted_fps[:-1]
+    chosen = order[first]
+    # Drop what this partition has already visited.
+    at = np.searchsorted(shard.visited, fps[chosen])
+    seen = np.zeros(len(chosen), bool)
+    inside = at < len(shard.visited)
+    seen[inside] = shard.visited[at[inside]] == fps[chosen][inside]
+    new = chosen[~seen]
+    new_fps, new_parents = fps[new], parents[new]
+    visited = np.concatenate([shard.visited, new_fps])
+    merged = np.argsort(visited, kind="stable")
+    violations = {}
+    for bit in range(invariant_count):
+        hit = new_fps[(masks[new] >> bit) & 1 == 1]
+        if len(hit):
+            violations[bit] = int(hit.min())
+    by_kind = np.bincount(kind_ids[new], minlength=kinds).tolist() if len(new) else [0] * kinds
+    following = Shard(visited[merged], np.concatenate([shard.parents, new_parents])[merged], new_fps,
+                      [states[i] for i in new.tolist()])
+    stats.add({("merge", level, index): MergeStats(len(new), tuple(by_kind), violations, len(visited),
+                                                   time.perf_counter() - started)})
+    yield index, following
+
+
+def parent_of(records, fp: int):
+    """The chosen parent of `fp` in this partition's Shard (a one-element list), for rebuilding
+    a trace on the driver."""
+    for _, shard in records:
+        at = int(np.searchsorted(shard.visited, fp))
+        if at < len(shard.visited) and shard.visited[at] == fp:
+            return [int(shard.parents[at])]
+    return []
