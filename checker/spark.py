@@ -66,7 +66,7 @@ def explore_spark(
     """Explore like `checker.local.explore`, on the SparkContext `sc` with `partitions` shards
     (default: the context's default parallelism). `reliable_checkpoints` checkpoints each level
     to the context's checkpoint directory instead of executor-local storage."""
-    from .spark_tasks import KeyedDict, expand, merge, parent_of, same_partition
+    from .spark_tasks import KeyedDict, expand, merge, same_partition
 
     started = time.perf_counter()
     P = partitions or sc.defaultParallelism
@@ -88,65 +88,68 @@ def explore_spark(
         on_level(result.levels[-1], frontier)
 
     exhausted = frontier == 0
-    try:
-        while not exhausted and not (stop_at_first and found) and (max_depth is None or depth < max_depth):
-            stats = sc.accumulator({}, KeyedDict())
-            step = depth + 1
-            candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),
-                                                               partitions=P, level=step, stats=stats))
-                          .partitionBy(P, same_partition)
-                          .map(lambda kv: kv, preservesPartitioning=True))
-            following = level.union(candidates).mapPartitionsWithIndex(
-                partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
-                preservesPartitioning=True)
-            following = _materialise(following, reliable_checkpoints)
-            level.unpersist()
-            level = following
-            expanded = [v for k, v in stats.value.items() if k[0] == "expand"]
-            merged = [v for k, v in stats.value.items() if k[0] == "merge"]
-            generated = sum(e.generated for e in expanded)
-            result.generated_states += generated
-            fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
-            frontier = sum(m.new for m in merged)
-            if frontier == 0:
-                exhausted = True
-                break
-            depth = step
-            distinct = sum(m.visited for m in merged)
-            new_by_kind += np.sum([m.new_by_kind for m in merged], axis=0, dtype=np.int64)
-            for bit, inv in enumerate(invariants):
-                hits = [m.violations[bit] for m in merged if bit in m.violations]
-                if hits and inv.name not in found:
-                    found[inv.name] = min(hits)
-            busiest = max(e.seconds for e in expanded) + max(m.seconds for m in merged)
-            result.levels.append(LevelStats(depth, frontier, generated, distinct, time.perf_counter() - started,
-                                            busiest))
-            if on_level:
-                on_level(result.levels[-1], frontier)
-
-        result.complete = exhausted
-        result.distinct_states = distinct
-        result.depth = depth
-        result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
-                          for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
-        for inv in invariants:
-            if inv.name in found:
-                result.violations[inv.name] = trace_from_fingerprints(
-                    model, inv.name, _path_to(sc, level, found[inv.name], P))
-    finally:
+    while not exhausted and not (stop_at_first and found) and (max_depth is None or depth < max_depth):
+        stats = sc.accumulator({}, KeyedDict())
+        step = depth + 1
+        candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),
+                                                           partitions=P, level=step, stats=stats))
+                      .partitionBy(P, same_partition)
+                      .map(lambda kv: kv, preservesPartitioning=True))
+        following = level.union(candidates).mapPartitionsWithIndex(
+            partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
+            preservesPartitioning=True)
+        following = _materialise(following, reliable_checkpoints)
         level.unpersist()
+        level = following
+        expanded = [v for k, v in stats.value.items() if k[0] == "expand"]
+        merged = [v for k, v in stats.value.items() if k[0] == "merge"]
+        generated = sum(e.generated for e in expanded)
+        result.generated_states += generated
+        fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
+        frontier = sum(m.new for m in merged)
+        if frontier == 0:
+            exhausted = True
+            break
+        depth = step
+        distinct = sum(m.visited for m in merged)
+        new_by_kind += np.sum([m.new_by_kind for m in merged], axis=0, dtype=np.int64)
+        for bit, inv in enumerate(invariants):
+            hits = [m.violations[bit] for m in merged if bit in m.violations]
+            if hits and inv.name not in found:
+                found[inv.name] = min(hits)
+        busiest = max(e.seconds for e in expanded) + max(m.seconds for m in merged)
+        result.levels.append(LevelStats(depth, frontier, generated, distinct, time.perf_counter() - started,
+                                        busiest))
+        if on_level:
+            on_level(result.levels[-1], frontier)
+
+    result.complete = exhausted
+    result.distinct_states = distinct
+    result.depth = depth
+    result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
+                      for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
+    paths = _paths_to(sc, level, found, P)
+    for inv in invariants:
+        if inv.name in found:
+            result.violations[inv.name] = trace_from_fingerprints(model, inv.name, paths[inv.name])
+    level.unpersist()
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _path_to(sc, level, fp: int, partitions: int) -> list[int]:
-    """Fingerprints from an initial state to `fp`, found by asking, level by level, the one
-    partition that owns each state for its parent (one small job per step)."""
-    from .spark_tasks import owner, parent_of
+def _paths_to(sc, level, targets: dict[str, int], partitions: int) -> dict[str, list[int]]:
+    """For each named target fingerprint, the fingerprints from an initial state to it. Walks
+    back all paths together, one small job per step that asks only the partitions owning the
+    current states for their parents."""
+    from .spark_tasks import owner, parents_of
 
-    path = [fp]
+    paths = {name: [fp] for name, fp in targets.items()}
     while True:
-        (parent,) = sc.runJob(level, partial(parent_of, fp=path[-1]), [owner(path[-1], partitions)])
-        if parent == path[-1]:
-            return path[::-1]
-        path.append(parent)
+        open_ends = {path[-1] for path in paths.values() if len(path) == 1 or path[-1] != path[-2]}
+        if not open_ends:
+            return {name: path[:-1][::-1] for name, path in paths.items()}
+        owners = sorted({owner(fp, partitions) for fp in open_ends})
+        found = dict(sc.runJob(level, partial(parents_of, fps=open_ends), owners))
+        for path in paths.values():
+            if len(path) == 1 or path[-1] != path[-2]:
+                path.append(found[path[-1]])

