@@ -15,13 +15,21 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def _cell(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
 def emit(name: str, rows: list[dict]) -> None:
-    """Print the rows as JSON on stdout and as a rich table on stderr."""
+    """Print the runs as JSON on stdout and as a table on stderr (one row per figure, one
+    column per run; list-valued figures appear in the JSON only)."""
     print(json.dumps({"benchmark": name, "runs": rows}, indent=2))
     table = Table(title=name, title_justify="left")
-    for key in rows[0]:
-        table.add_column(key, justify="right" if isinstance(rows[0][key], (int, float)) else "left")
-    for row in rows:
-        table.add_row(*(f"{v:,}" if isinstance(v, int) else f"{v:,.2f}" if isinstance(v, float) else str(v)
-                        for v in row.values()))
-    Console(file=sys.stderr).print(table)
+    table.add_column("figure")
+    for i in range(len(rows)):
+        table.add_column(f"run {i + 1}", justify="right")
+    for key, value in rows[0].items():
+        if not isinstance(value, list):
+            table.add_row(key, *(_cell(row[key]) for row in rows))
+    Console(file=sys.stderr, width=120).print(table)

@@ -38,6 +38,18 @@ def _initial_level(sc, model, partitions):
     return states, sc.parallelize(shards, partitions).partitionBy(partitions, same_partition)
 
 
+def _co_partitioned_union(level, candidates):
+    """`level.union(candidates)` without a pass through Python: both are partitioned alike, so
+    Spark pairs partition p of one with partition p of the other (nothing moves). PySpark would
+    first re-serialise both sides because their serializer objects differ (auto-batched pickle
+    and batched pickle); both are read the same way (each frame a pickled list), so declaring
+    the candidates' reader equal to the level's is enough."""
+    candidates._jrdd_deserializer = level._jrdd_deserializer
+    union = level.union(candidates)
+    assert union.partitioner == level.partitioner, "the level and its candidates must be co-partitioned"
+    return union
+
+
 def _materialise(rdd, checkpoint: bool):
     """Persist the level, cut its lineage, and compute it (counting in the JVM, so no Python
     pass reads the cached data back)."""
@@ -93,9 +105,8 @@ def explore_spark(
         step = depth + 1
         candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),
                                                            partitions=P, level=step, stats=stats))
-                      .partitionBy(P, same_partition)
-                      .map(lambda kv: kv, preservesPartitioning=True))
-        following = level.union(candidates).mapPartitionsWithIndex(
+                      .partitionBy(P, same_partition))
+        following = _co_partitioned_union(level, candidates).mapPartitionsWithIndex(
             partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
             preservesPartitioning=True)
         following = _materialise(following, reliable_checkpoints)
