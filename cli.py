@@ -14,10 +14,12 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker.engines import ENGINES, run_engine
+from checker.engines import ENGINES, engine_session
 from checker.java import EngineUnavailable
 from checker.progress import level_progress
-from checker.report import action_table, invariant_table, result_to_json, summary_table
+from checker.compare import compare_variants
+from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
+                            result_to_json, summary_table)
 from invariants.registry import invariants_for, select
 from model.params import ModelError
 from model.registry import MODELS, build_model
@@ -75,6 +77,29 @@ def engine_options(func):
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
 
+def make_dir(path: Path | None) -> None:
+    """Create an output directory (if one was asked for); UserError when that is impossible."""
+    if path is not None:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create directory {path}: {exc.strerror}") from None
+
+
+def save_traces(result, model, trace_dir: Path) -> dict[str, str]:
+    """Save each counterexample of `result` as <model>-<variant>-<invariant>.json in
+    `trace_dir`; returns invariant -> file."""
+    files = {}
+    for name, trace in result.violations.items():
+        path = trace_dir / f"{model.name}-{model.variant or 'default'}-{name}.json"
+        try:
+            save_trace(trace, model, path)
+        except OSError as exc:
+            raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+        files[name] = str(path)
+    return files
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main():
     """replcheck: a model checker for Kafka's partition replication protocols."""
@@ -104,31 +129,19 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
         invariants = select(model_name, invariant_names)
     except ModelError as exc:
         raise UserError(str(exc)) from None
-    if trace_dir is not None:
-        try:
-            trace_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot create trace directory {trace_dir}: {exc.strerror}") from None
+    make_dir(trace_dir)
 
     label = f"{model.name} {model.variant or ''}".strip()
     try:
-        with level_progress(f"{label} ({engine})") as on_level:
-            result = run_engine(engine, model, invariants, stop_at_first=not keep_going, max_depth=max_depth,
-                                on_level=on_level, master=master, partitions=partitions, work_dir=work_dir)
+        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
+                level_progress(f"{label} ({engine})") as on_level:
+            result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
         raise Interrupted() from None
 
-    trace_files = {}
-    if trace_dir is not None:
-        for name, trace in result.violations.items():
-            path = trace_dir / f"{model.name}-{model.variant or 'default'}-{name}.json"
-            try:
-                save_trace(trace, model, path)
-            except OSError as exc:
-                raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
-            trace_files[name] = str(path)
+    trace_files = save_traces(result, model, trace_dir) if trace_dir is not None else {}
 
     if as_json:
         click.echo(json.dumps(result_to_json(result, trace_files), indent=2))
@@ -140,6 +153,68 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
     sys.exit(0 if result.ok and result.complete else EXIT_VIOLATED)
+
+
+@main.command()
+@click.option("--model", "model_name", default="spec", show_default=True, help="model whose variants to compare")
+@click.option("--variants", default=None, metavar="V1,V2,...", help="variants to compare (default: all of the model's)")
+@bound_options
+@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
+              help="invariant to check (repeatable; default: all of the model's)")
+@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
+@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
+              help="also render each kept counterexample (needs --trace-dir)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
+@click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")
+@engine_options
+def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
+            partitions, work_dir, **bounds):
+    """Compare protocol variants side by side: every invariant under every variant, explored to
+    the end under the same bounds. Exits 0 once the comparison is made, whatever the verdicts."""
+    kind = MODELS.get(model_name)
+    if kind is None:
+        raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
+    if not kind.variants:
+        raise UserError(f"model {model_name} has no variants to compare")
+    chosen = [v.strip() for v in variants.split(",") if v.strip()] if variants else list(kind.variants)
+    if as_json and as_markdown:
+        raise UserError("choose one of --json and --markdown")
+    if render_format and trace_dir is None:
+        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
+    try:
+        models = {v: build_model(model_name, v, **bounds) for v in chosen}
+        invariants = select(model_name, invariant_names)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    make_dir(trace_dir)
+
+    try:
+        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
+                level_progress(f"{model_name} ({engine})") as on_level:
+            results = compare_variants(explore, models.__getitem__, chosen, invariants, lambda v: on_level)
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise Interrupted() from None
+
+    trace_files = {}
+    if trace_dir is not None:
+        for result in results:
+            model = models[result.variant]
+            for name, path in save_traces(result, model, trace_dir).items():
+                trace_files[(result.variant, name)] = path
+                if render_format:
+                    render_file(Path(path), render_format, Path(path).with_suffix(f".{render_format}"))
+    if as_json:
+        click.echo(json.dumps(comparison_to_json(results, trace_files), indent=2))
+    elif as_markdown:
+        click.echo(comparison_markdown(results), nl=False)
+    else:
+        console = stdout_console()
+        console.print(comparison_table(results))
+        for (variant, name), path in trace_files.items():
+            console.print(f"{variant} {name}: {path}")
 
 
 @main.command("list")

@@ -2,36 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from functools import partial
 
-from .invariant import Invariant
 from .local import explore
-from .model import Model
-from .result import CheckResult, LevelStats
 
 ENGINES = ("spark", "local")
 
 
-def run_engine(
-    engine: str,
-    model: Model,
-    invariants: Sequence[Invariant],
-    *,
-    stop_at_first: bool = True,
-    max_depth: int | None = None,
-    on_level: Callable[[LevelStats, int], None] | None = None,
-    master: str = "local[*]",
-    partitions: int | None = None,
-    work_dir: str | None = None,
-) -> CheckResult:
-    """Explore `model` on the named engine. Spark options (`master`, `partitions`, `work_dir`
-    for reliable checkpoints on storage every executor reaches) are ignored by `local`.
-    Raises checker.java.EngineUnavailable when Spark cannot start."""
+@contextmanager
+def engine_session(engine: str, *, master: str = "local[*]", partitions: int | None = None,
+                   work_dir: str | None = None):
+    """Yield an `explore(model, invariants, stop_at_first=..., max_depth=..., on_level=...)`
+    function running on the named engine; one Spark context serves every call in the block.
+    Spark options (`master`, `partitions`, `work_dir` for reliable checkpoints on storage every
+    executor reaches) are ignored by `local`. Raises checker.java.EngineUnavailable when Spark
+    cannot start."""
     if engine == "local":
-        return explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
+        yield explore
+        return
     from .spark import explore_spark
     from .spark_context import spark_context
 
     with spark_context(master, partitions, checkpoint_dir=work_dir) as sc:
-        return explore_spark(sc, model, invariants, partitions=partitions, stop_at_first=stop_at_first,
-                             max_depth=max_depth, on_level=on_level, reliable_checkpoints=work_dir is not None)
+        yield partial(explore_spark, sc, partitions=partitions, reliable_checkpoints=work_dir is not None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Mapping, Protocol, Sequence, Tuple
+from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Protocol, Sequence, Tuple
 
 State = Hashable
 """A model state: an immutable value built only from ints and tuples, so that its hash is
@@ -12,6 +12,18 @@ Action = Tuple[Any, ...]
 """An action value: a tuple whose first item is the action's name and whose other items
 are its parameters (replica ids, epochs...). Actions are ordered, which breaks ties
 between equally short paths deterministically."""
+
+
+class Lane(NamedTuple):
+    """How a picture shows one replica (or participant) at one step: its log cells (record
+    names in offset order), its HW and LEO (None when the model has no log), whether it presumes
+    leadership, and a caption (epoch and role)."""
+
+    cells: tuple[str, ...]
+    hw: int | None
+    leo: int | None
+    leader: bool
+    caption: str
 
 
 class Model(Protocol):
@@ -54,3 +66,6 @@ class Model(Protocol):
 
     def decode(self, data: bytes) -> State:
         """The state `encode` turned into `data`."""
+
+    def lanes(self, state: State) -> dict:
+        """The state as one `Lane` per replica, by name, for pictures and explanations."""

@@ -85,3 +85,59 @@ def action_table(result: CheckResult) -> Table:
     for name, count in result.actions.items():
         table.add_row(name, f"{count.fired:,}", f"{count.new:,}")
     return table
+
+
+def _cell_text(result: CheckResult, invariant: str) -> str:
+    trace = result.violations.get(invariant)
+    if trace is not None:
+        return f"violated in {len(trace)} steps"
+    return result.verdict(invariant)
+
+
+def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """Variants side by side as JSON: per variant its figures and per-invariant verdicts."""
+    first = results[0]
+    return {
+        "model": first.model,
+        "bounds": first.bounds,
+        "engine": first.engine,
+        "engine_options": first.engine_options,
+        "invariants": first.invariants,
+        "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant})
+                     for r in results},
+    }
+
+
+def comparison_table(results: list[CheckResult]) -> Table:
+    """Rows: invariants; columns: variants; each cell 'holds' or 'violated in k steps'; then
+    distinct states, depth and time per variant."""
+    first = results[0]
+    bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in first.bounds.items())
+    table = Table(title=f"{first.model} ({bounds}), engine {first.engine}", title_justify="left")
+    table.add_column("invariant")
+    for r in results:
+        table.add_column(r.variant or "-", justify="center")
+    for invariant in first.invariants:
+        cells = []
+        for r in results:
+            text = _cell_text(r, invariant)
+            cells.append(f"[bold red]{text}[/]" if invariant in r.violations else f"[green]{text}[/]")
+        table.add_row(invariant, *cells)
+    table.add_section()
+    table.add_row("distinct states", *(f"{r.distinct_states:,}" for r in results))
+    table.add_row("depth", *(str(r.depth) for r in results))
+    table.add_row("time", *(f"{r.seconds:.1f} s" for r in results))
+    return table
+
+
+def comparison_markdown(results: list[CheckResult]) -> str:
+    """The comparison table as GitHub-flavoured Markdown."""
+    first = results[0]
+    lines = ["| invariant | " + " | ".join(r.variant or "-" for r in results) + " |",
+             "|---|" + "---|" * len(results)]
+    for invariant in first.invariants:
+        lines.append(f"| {invariant} | " + " | ".join(_cell_text(r, invariant) for r in results) + " |")
+    lines.append("| distinct states | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
+    lines.append("| depth | " + " | ".join(str(r.depth) for r in results) + " |")
+    lines.append("| time | " + " | ".join(f"{r.seconds:.1f} s" for r in results) + " |")
+    return "\n".join(lines) + "\n"

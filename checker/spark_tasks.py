@@ -179,16 +179,16 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
     seen[inside] = shard.visited[at[inside]] == fps[chosen][inside]
     new = chosen[~seen]
     new_fps, new_parents = fps[new], parents[new]
-    visited = np.concatenate([shard.visited, new_fps])
-    merged = np.argsort(visited, kind="stable")
+    # Both sides are sorted (chosen follows fingerprint order): a linear insert keeps them so.
+    visited = np.insert(shard.visited, at[~seen], new_fps)
+    visited_parents = np.insert(shard.parents, at[~seen], new_parents)
     violations = {}
     for bit in range(invariant_count):
         hit = new_fps[(masks[new] >> bit) & 1 == 1]
         if len(hit):
             violations[bit] = int(hit.min())
     by_kind = np.bincount(kind_ids[new], minlength=kinds).tolist() if len(new) else [0] * kinds
-    following = Shard(visited[merged], np.concatenate([shard.parents, new_parents])[merged], new_fps,
-                      [states[i] for i in new.tolist()])
+    following = Shard(visited, visited_parents, new_fps, [states[i] for i in new.tolist()])
     stats.add({("merge", level, index): MergeStats(len(new), tuple(by_kind), violations, len(visited),
                                                    time.perf_counter() - started)})
     yield index, following

@@ -42,14 +42,15 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
             "initial": model.state_to_json(trace.initial), "steps": steps}
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and a rename, so
-    the file is either the old one or the complete new one, never half-written."""
+def write_atomically(path: Path, content: str | bytes) -> None:
+    """Write `content` to `path` through a temporary file in the same directory and a rename,
+    so the file is either the old one or the complete new one, never half-written."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

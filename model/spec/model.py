@@ -9,7 +9,7 @@ from . import codec
 from .bounds import SpecBounds
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
 from .variants import VARIANTS
-from .words import describe_step, replica_columns
+from .words import describe_step, replica_columns, replica_lanes
 
 
 ACTION_KINDS = ("ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderWrite", "LeaderIncHighWatermark",
@@ -58,6 +58,10 @@ class SpecModel:
     def state_columns(self, state: SpecState) -> dict[str, list[str]]:
         """One column per replica (log, LEO, HW, epoch, role) and one for the controller."""
         return replica_columns(state)
+
+    def lanes(self, state: SpecState) -> dict:
+        """One lane per replica (log cells, HW, LEO, leadership), for pictures."""
+        return replica_lanes(state)
 
     def state_to_json(self, state: SpecState) -> dict[str, Any]:
         """The state as plain JSON data; replica ids are 0-based, `null` is no leader."""

@@ -3,6 +3,8 @@ appended in leader epoch 0), and each action in Kafka's own vocabulary."""
 
 from __future__ import annotations
 
+from checker.model import Lane
+
 from .state import NONE, Record, SpecState, members
 
 
@@ -88,3 +90,14 @@ def replica_columns(state: SpecState) -> dict[str, list[str]]:
     sent = " ".join(f"e{req.epoch}" for req in state.requests) or "-"
     columns["controller"] = [f"{epoch} leader {replica_name(q.leader)}", f"ISR {isr_text(q.isr)}", f"sent {sent}"]
     return columns
+
+
+def replica_lanes(state: SpecState) -> dict:
+    """Each replica as a lane: record cells, HW, LEO, leadership and an 'e1 leader' caption."""
+    lanes = {}
+    for r, rep in enumerate(state.replicas):
+        epoch = "-" if rep.epoch < 0 else f"e{rep.epoch}"
+        role = "leader" if rep.leader == r else "no leader" if rep.leader == NONE else f"follows {replica_name(rep.leader)}"
+        lanes[replica_name(r)] = Lane(tuple(record_name(rec) for rec in rep.log), rep.hw, len(rep.log),
+                                      rep.leader == r, f"{epoch} {role}")
+    return lanes

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from checker.model import Lane
+
 from ..params import Param
 
 WORKING, PREPARED, COMMITTED, ABORTED = range(4)
@@ -107,6 +109,10 @@ class TwoPhaseModel:
         seen = [f"rm{r + 1}" for r in range(self.rms) if s.tm_prepared >> r & 1]
         columns["tm"] = [TM_STATES[s.tm], "prepared: " + (", ".join(seen) or "-"), "sent: " + (", ".join(sent) or "-")]
         return columns
+
+    def lanes(self, s: TwoPhaseState) -> dict:
+        """One lane per RM (no log: just its state), for pictures."""
+        return {f"rm{r + 1}": Lane((), None, None, False, RM_STATES[x]) for r, x in enumerate(s.rm)}
 
     def state_to_json(self, s: TwoPhaseState) -> dict[str, Any]:
         """The state as plain JSON data with named RM and TM states."""

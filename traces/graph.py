@@ -1,0 +1,49 @@
+"""A trace as a networkx graph: one node per state, one edge per step.
+
+Nodes carry a label that summarises every replica (`r1: [0:a@e0] LEO 1 HW 0 e0 leader`), the
+step number and whether the state violates the invariant; edges carry the action in protocol
+words. Exports use networkx's own writers (DOT through pydot, GraphML, node-link JSON).
+"""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+
+from .trace import Trace
+
+
+def trace_graph(trace: Trace, model) -> nx.DiGraph:
+    """The trace as a path graph 0 -> 1 -> ... -> k (k = number of steps)."""
+    graph = nx.DiGraph(model=trace.model, variant=trace.variant or "", invariant=trace.invariant,
+                       bounds=json.dumps(trace.bounds))
+    states = trace.states()
+    for i, state in enumerate(states):
+        label = "\n".join(f"{name}: {' '.join(lines)}" for name, lines in model.state_columns(state).items())
+        graph.add_node(i, label=label, step=i, violating=i == len(states) - 1)
+    for i, step in enumerate(trace.steps):
+        graph.add_edge(i, i + 1, label=model.describe_step(step.action, states[i], step.state), action=step.action[0])
+    return graph
+
+
+def to_dot(graph: nx.DiGraph) -> str:
+    """DOT text (networkx's pydot bridge); the violating state is drawn red, labels left-aligned."""
+    dot = graph.copy()
+    for _, data in dot.nodes(data=True):
+        data["shape"] = "box"
+        data["fontname"] = "monospace"
+        data["label"] = data["label"].replace("\n", "\\l") + "\\l"
+        if data["violating"]:
+            data["color"] = "red"
+    return nx.nx_pydot.to_pydot(dot).to_string()
+
+
+def to_graphml(graph: nx.DiGraph) -> str:
+    """GraphML text (networkx's writer)."""
+    return "\n".join(nx.generate_graphml(graph)) + "\n"
+
+
+def to_node_link_json(graph: nx.DiGraph) -> str:
+    """Node-link JSON (networkx's `node_link_data`)."""
+    return json.dumps(nx.node_link_data(graph, edges="links"), indent=1) + "\n"
