@@ -23,6 +23,8 @@ from checker.report import (action_table, comparison_markdown, comparison_table,
 from invariants.registry import invariants_for, select
 from model.params import ModelError
 from model.registry import MODELS, build_model
+from traces.explain import explain as explain_trace
+from traces.render import FORMATS, PICTURES, render_file
 from traces.store import TraceFileError, load_trace, save_trace
 from traces.table import trace_table
 
@@ -205,7 +207,7 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
             for name, path in save_traces(result, model, trace_dir).items():
                 trace_files[(result.variant, name)] = path
                 if render_format:
-                    render_file(Path(path), render_format, Path(path).with_suffix(f".{render_format}"))
+                    render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     if as_json:
         click.echo(json.dumps(comparison_to_json(results, trace_files), indent=2))
     elif as_markdown:
@@ -243,13 +245,51 @@ def trace():
 
 @trace.command("show")
 @click.argument("file", type=click.Path(path_type=Path))
-def trace_show(file):
+@click.option("--explain", is_flag=True, help="add a plain-language account of what went wrong")
+def trace_show(file, explain):
     """Print a trace as a step table: one row per step, one column per replica."""
     try:
         loaded, model = load_trace(file)
     except TraceFileError as exc:
         raise UserError(str(exc)) from None
-    stdout_console().print(trace_table(loaded, model))
+    console = stdout_console()
+    console.print(trace_table(loaded, model))
+    if explain:
+        console.print("[bold]What happened[/]")
+        for line in explain_trace(loaded, model):
+            console.print(f"- {line}", highlight=False)
+
+
+@trace.command("render")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="output format")
+@click.option("--picture", type=click.Choice(PICTURES), default="lanes", show_default=True,
+              help="svg/png: replica lanes, or the trace graph")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="output file (default: beside FILE, named by picture and format)")
+def trace_render(file, fmt, picture, output):
+    """Render a trace: lanes picture (svg, png), trace graph (dot, graphml, json) or an HTML page."""
+    out = output or default_output(Path(file), fmt, picture)
+    if out.resolve() == Path(file).resolve():
+        raise UserError(f"{out} is the trace file itself: choose another output with -o")
+    render_or_fail(Path(file), fmt, out, picture)
+    click.echo(str(out))
+
+
+def default_output(source: Path, fmt: str, picture: str) -> Path:
+    """<trace>.html, <trace>.lanes.svg, <trace>.graph.svg, <trace>.graph.dot, ... beside the trace."""
+    kind = "" if fmt == "html" else ".lanes" if fmt in ("svg", "png") and picture == "lanes" else ".graph"
+    return source.with_name(f"{source.stem}{kind}.{fmt}")
+
+
+def render_or_fail(source: Path, fmt: str, out: Path, picture: str = "lanes") -> None:
+    """render_file with its failures turned into one-line user errors (exit 2)."""
+    try:
+        render_file(source, fmt, out, picture)
+    except TraceFileError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 if __name__ == "__main__":

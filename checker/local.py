@@ -24,6 +24,7 @@ from .invariant import Invariant
 from .model import Model, State
 from .path import trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
+from .stopping import keep_exploring
 
 ROOT = None
 """The parent recorded for an initial state."""
@@ -67,7 +68,8 @@ def explore(
 
     With `stop_at_first` the search ends after the first level at which any invariant fails
     (that level is finished, so counts do not depend on expansion order); otherwise it goes
-    on to the end and reports the shortest trace of every failing invariant. `max_depth`
+    on, to the end or until every invariant has failed, and reports the shortest trace of
+    every failing invariant. `max_depth`
     bounds the search to that many transitions. `on_level(stats, frontier_size)` is called
     after each level (progress display).
     """
@@ -89,7 +91,8 @@ def _explore(model, invariants, stop_at_first, max_depth, on_level) -> CheckResu
         on_level(result.levels[-1], len(frontier))
 
     exhausted = not frontier
-    while not exhausted and not (stop_at_first and found) and (max_depth is None or depth < max_depth):
+    while keep_exploring(exhausted=exhausted, found=found, invariant_count=len(invariants), stop_at_first=stop_at_first,
+                         depth=depth, max_depth=max_depth):
         chosen: dict[int, tuple] = {}
         names = []
         for fp, state in frontier.items():

@@ -23,6 +23,7 @@ from .invariant import Invariant
 from .model import Model
 from .path import trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
+from .stopping import keep_exploring
 
 
 def _initial_level(sc, model, partitions):
@@ -100,7 +101,8 @@ def explore_spark(
         on_level(result.levels[-1], frontier)
 
     exhausted = frontier == 0
-    while not exhausted and not (stop_at_first and found) and (max_depth is None or depth < max_depth):
+    while keep_exploring(exhausted=exhausted, found=found, invariant_count=len(invariants), stop_at_first=stop_at_first,
+                         depth=depth, max_depth=max_depth):
         stats = sc.accumulator({}, KeyedDict())
         step = depth + 1
         candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),

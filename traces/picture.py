@@ -26,7 +26,6 @@ from .lanes import losses  # noqa: E402
 from .trace import Trace  # noqa: E402
 
 CELL = 0.42
-COLUMN = 2.3
 LANE = 1.25
 HEADER = 1.1
 
@@ -40,8 +39,10 @@ def lanes_figure(trace: Trace, model):
     names = list(views[0])
     lost = losses(views)
     lost_at = {(loss.step, loss.lane, loss.offset): loss for loss in lost}
-    width = max(len(lane.cells) for view in views for lane in view.values())
-    fig_w, fig_h = 1.4 + COLUMN * len(states), HEADER + LANE * len(names) + 0.3
+    width = max(1, max(len(lane.cells) for view in views for lane in view.values()),
+                max((loss.offset + 1 for loss in lost), default=0))
+    column = max(1.6, 0.8 + width * CELL)
+    fig_w, fig_h = 1.4 + column * len(states), HEADER + LANE * len(names) + 0.3
     fig, ax = plt.subplots(figsize=(fig_w, fig_h))
     ax.set_xlim(0, fig_w)
     ax.set_ylim(fig_h, 0)
@@ -53,15 +54,15 @@ def lanes_figure(trace: Trace, model):
         ax.add_patch(band)
         ax.text(0.2, top + LANE / 2, name, va="center", fontsize=11, fontweight="bold")
     for col, (state, view) in enumerate(zip(states, views)):
-        x0 = 1.4 + col * COLUMN
+        x0 = 1.4 + col * column
         if any(loss.step == col for loss in lost):
-            ax.add_patch(Rectangle((x0 - 0.05, 0), COLUMN - 0.1, fig_h, facecolor="#ffd9d9", edgecolor="none"))
-        marker = Rectangle((x0 - 0.05, 0), COLUMN - 0.1, fig_h, facecolor="none", edgecolor="none", linewidth=2)
+            ax.add_patch(Rectangle((x0 - 0.05, 0), column - 0.1, fig_h, facecolor="#ffd9d9", edgecolor="none"))
+        marker = Rectangle((x0 - 0.05, 0), column - 0.1, fig_h, facecolor="none", edgecolor="none", linewidth=2)
         marker.set_gid(f"step-{col}")
         ax.add_patch(marker)
         title = "initial" if col == 0 else model.describe_step(trace.steps[col - 1].action, states[col - 1], state)
         ax.text(x0, 0.15, f"{col}", fontsize=9, fontweight="bold", va="top")
-        ax.text(x0 + 0.25, 0.15, "\n".join(textwrap.wrap(title, 38)[:4]), fontsize=5.5, va="top")
+        ax.text(x0 + 0.25, 0.15, "\n".join(textwrap.wrap(title, int(column * 15))[:5]), fontsize=5.5, va="top")
         for row, name in enumerate(names):
             _draw_lane_cell(ax, view[name], x0, HEADER + row * LANE, width,
                             {off: loss for (step, lane, off), loss in lost_at.items() if step == col and lane == name})

@@ -49,6 +49,7 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
@@ -57,6 +58,13 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; a saved file should get the usual mode)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_trace(trace: Trace, model, path: Path) -> None:
