@@ -200,14 +200,16 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     except KeyboardInterrupt:
         raise Interrupted() from None
 
-    trace_files = {}
+    trace_files, pictures = {}, {}
     if trace_dir is not None:
         for result in results:
             model = models[result.variant]
             for name, path in save_traces(result, model, trace_dir).items():
                 trace_files[(result.variant, name)] = path
                 if render_format:
-                    render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
+                    picture = default_output(Path(path), render_format, "lanes")
+                    render_or_fail(Path(path), render_format, picture)
+                    pictures[(result.variant, name)] = picture
     if as_json:
         click.echo(json.dumps(comparison_to_json(results, trace_files), indent=2))
     elif as_markdown:
@@ -216,7 +218,8 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         console = stdout_console()
         console.print(comparison_table(results))
         for (variant, name), path in trace_files.items():
-            console.print(f"{variant} {name}: {path}")
+            picture = pictures.get((variant, name))
+            console.print(f"{variant} {name}: {path}" + (f" (picture: {picture})" if picture else ""), highlight=False)
 
 
 @main.command("list")
