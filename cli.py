@@ -61,8 +61,12 @@ def bound_options(func):
         for p in kind.params:
             seen.setdefault(p.name, (p, []))[1].append(kind.name)
     for name, (p, models) in reversed(seen.items()):
-        func = click.option(f"--{name}", type=int, default=None, show_default=False,
-                            help=f"{p.help} [{'/'.join(models)}; default {p.default}]")(func)
+        text = f"{p.help} [{'/'.join(models)}; default {p.default}]"
+        if p.kind == "flag":
+            func = click.option(f"--{name}/--no-{name}", default=None, help=text)(func)
+        else:
+            kind = click.Choice(p.choices) if p.kind == "choice" else int
+            func = click.option(f"--{name}", type=kind, default=None, help=text)(func)
     return func
 
 
@@ -235,7 +239,7 @@ def list_models():
                 console.print(f"    [cyan]{name}[/]{default}: {meaning}")
         console.print("  parameters:")
         for p in kind.params:
-            console.print(f"    --{p.name} ({p.minimum}..{p.maximum}, default {p.default}): {p.help}")
+            console.print(f"    --{p.name} ({p.domain}, default {p.default}): {p.help}")
         console.print("  invariants:")
         for inv in invariants_for(kind.name).values():
             console.print(f"    [cyan]{inv.name}[/]: {inv.summary}")

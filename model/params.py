@@ -17,21 +17,57 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
-    """One integer parameter: its name as the CLI spells it (with dashes), default and range."""
+    """One parameter, named as the CLI spells it (with dashes): a whole number in
+    [minimum, maximum], a word from `choices`, or an on/off flag (a bool default)."""
 
     name: str
-    default: int
-    minimum: int
-    maximum: int
+    default: int | str | bool
+    minimum: int | None
+    maximum: int | None
     help: str
+    choices: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         """The parameter's Python name (dashes become underscores)."""
         return self.name.replace("-", "_")
 
+    @property
+    def kind(self) -> str:
+        """'flag', 'choice' or 'int'."""
+        return "flag" if isinstance(self.default, bool) else "choice" if self.choices else "int"
 
-def resolve(params: Sequence[Param], given: Mapping[str, Any]) -> dict[str, int]:
+    @property
+    def domain(self) -> str:
+        """The allowed values, for listings and messages."""
+        return {"flag": "on/off", "choice": "|".join(self.choices)}.get(self.kind, f"{self.minimum}..{self.maximum}")
+
+    def check(self, value: Any) -> int | str | bool:
+        """`value` if it is allowed, else ModelError."""
+        if self.kind == "flag":
+            if not isinstance(value, bool):
+                raise ModelError(f"--{self.name} is an on/off setting, got {value!r}")
+        elif self.kind == "choice":
+            if value not in self.choices:
+                raise ModelError(f"--{self.name} must be one of {', '.join(self.choices)}, got {value!r}")
+        elif not isinstance(value, int) or isinstance(value, bool):
+            raise ModelError(f"--{self.name} must be a whole number, got {value!r}")
+        elif not self.minimum <= value <= self.maximum:
+            raise ModelError(f"--{self.name} must be between {self.minimum} and {self.maximum}, got {value}")
+        return value
+
+
+def choice_param(name: str, default: str, choices, help: str) -> Param:
+    """A parameter taking one word of `choices`."""
+    return Param(name, default, None, None, help, tuple(choices))
+
+
+def flag_param(name: str, default: bool, help: str) -> Param:
+    """An on/off parameter (`--name/--no-name` on the command line)."""
+    return Param(name, default, None, None, help)
+
+
+def resolve(params: Sequence[Param], given: Mapping[str, Any]) -> dict[str, Any]:
     """Fill defaults into `given` (keyed by Python name; None means not given) and check
     every value against its declared range. Unknown keys are refused."""
     known = {p.key: p for p in params}
@@ -42,10 +78,5 @@ def resolve(params: Sequence[Param], given: Mapping[str, Any]) -> dict[str, int]
     values = {}
     for p in params:
         value = given.get(p.key)
-        value = p.default if value is None else value
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ModelError(f"--{p.name} must be a whole number, got {value!r}")
-        if not p.minimum <= value <= p.maximum:
-            raise ModelError(f"--{p.name} must be between {p.minimum} and {p.maximum}, got {value}")
-        values[p.key] = value
+        values[p.key] = p.check(p.default if value is None else value)
     return values

@@ -93,6 +93,17 @@ def test_max_depth_and_two_phase(sc):
                  explore(model, select("spec", ["strong-isr"]), max_depth=6))
 
 
+def test_reliable_checkpoints_in_a_work_dir(sc, tmp_path):
+    # --work-dir: every level is checkpointed to storage all executors reach, not executor-local.
+    from checker.spark import explore_spark
+
+    sc.setCheckpointDir(str(tmp_path / "checkpoints"))
+    model = build_model("spec", "kip101", replicas=2, log_size=1, max_records=1, max_epoch=2)
+    spark = explore_spark(sc, model, select("spec", []), partitions=3, stop_at_first=False, reliable_checkpoints=True)
+    same_results(spark, explore(model, select("spec", []), stop_at_first=False))
+    assert any((tmp_path / "checkpoints").rglob("part-*")), "levels must be checkpointed into the work dir"
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
