@@ -131,8 +131,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     Exits 0 when every invariant holds, 1 when one is violated.
     """
     try:
-        model = build_model(model_name, variant, **bounds)
         invariants = select(model_name, invariant_names)
+        model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **bounds)
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
@@ -189,8 +189,9 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     if render_format and trace_dir is None:
         raise UserError("--render needs --trace-dir (where the traces and pictures go)")
     try:
-        models = {v: build_model(model_name, v, **bounds) for v in chosen}
         invariants = select(model_name, invariant_names)
+        ghost = any(i.needs_ghost for i in invariants)
+        models = {v: build_model(model_name, v, ghost=ghost, **bounds) for v in chosen}
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)

@@ -13,12 +13,14 @@ class Invariant:
     """A predicate that must hold in every reachable state.
 
     `summary` is one line for listings; `meaning` (usually the predicate's docstring) says
-    what a violation means for a user of the protocol.
+    what a violation means for a user of the protocol. `needs_ghost` marks predicates that
+    read ghost variables, which a model keeps only when asked to.
     """
 
     name: str
     summary: str
     holds: Callable[[State], bool]
+    needs_ghost: bool = False
 
     @property
     def meaning(self) -> str:

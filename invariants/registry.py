@@ -5,13 +5,15 @@ from __future__ import annotations
 from checker.invariant import Invariant
 from model.params import ModelError
 
-from . import spec, two_phase
+from . import fetch, spec, two_phase
 
-_BY_MODEL = {"spec": spec.INVARIANTS, "two-phase": two_phase.INVARIANTS}
+_BY_MODEL = {"spec": spec.INVARIANTS, "fetch": fetch.INVARIANTS, "two-phase": two_phase.INVARIANTS}
 
 
 def invariants_for(model_name: str) -> dict[str, Invariant]:
-    """Every invariant of the model, by name, in listing order."""
+    """Every invariant of the model, by name, in listing order (ModelError for an unknown model)."""
+    if model_name not in _BY_MODEL:
+        raise ModelError(f"unknown model {model_name!r} (choose from {', '.join(_BY_MODEL)})")
     return {inv.name: inv for inv in _BY_MODEL[model_name]}
 
 

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .params import ModelError, Param, resolve
+from .fetch import bounds as fetch_bounds
+from .fetch.bounds import FetchConfig
+from .fetch.model import FetchModel
+from .fetch.truncation import VARIANTS as FETCH_VARIANTS
 from .spec import bounds as spec_bounds
 from .spec.bounds import SpecBounds
 from .spec.model import SpecModel
@@ -23,26 +27,32 @@ class ModelKind:
     params: tuple[Param, ...]
     variants: Mapping[str, str]
     default_variant: str | None
-    build: Callable[[str | None, dict[str, int]], Any]
+    build: Callable[[str | None, dict[str, Any], bool], Any]
 
 
 MODELS = {
     "spec": ModelKind(
         "spec", "Kafka replication as in the public TLA+ specification (LeaderAndIsr, HW, ISR, epochs)",
         spec_bounds.PARAMS, {name: meaning for name, (_, meaning) in SPEC_VARIANTS.items()}, "kip320",
-        lambda variant, values: SpecModel(variant, SpecBounds(**values)),
+        lambda variant, values, ghost: SpecModel(variant, SpecBounds(**values)),
+    ),
+    "fetch": ModelKind(
+        "fetch", "Kafka replication at the FETCH level: acks, min.insync.replicas, crashes, flushes, unclean election",
+        fetch_bounds.PARAMS, {name: v.meaning for name, v in FETCH_VARIANTS.items()}, "kip320",
+        lambda variant, values, ghost: FetchModel(variant, FetchConfig(**values), ghost),
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",
         two_phase.PARAMS, {}, None,
-        lambda variant, values: two_phase.TwoPhaseModel(**values),
+        lambda variant, values, ghost: two_phase.TwoPhaseModel(**values),
     ),
 }
 
 
-def build_model(name: str, variant: str | None = None, **given: Any):
+def build_model(name: str, variant: str | None = None, ghost: bool = False, **given: Any):
     """Build model `name` in `variant` (its default when None) with the given parameters
-    (defaults for those left None). Raises ModelError with a one-line reason."""
+    (defaults for those left None); `ghost` asks the model to keep the ghost variables some
+    invariants read. Raises ModelError with a one-line reason."""
     kind = MODELS.get(name)
     if kind is None:
         raise ModelError(f"unknown model {name!r} (choose from {', '.join(MODELS)})")
@@ -52,4 +62,4 @@ def build_model(name: str, variant: str | None = None, **given: Any):
         raise ModelError(f"model {name} has no variants")
     elif variant not in kind.variants:
         raise ModelError(f"unknown variant {variant!r} for model {name} (choose from {', '.join(kind.variants)})")
-    return kind.build(variant, resolve(kind.params, given))
+    return kind.build(variant, resolve(kind.params, given), ghost)

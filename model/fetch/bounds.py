@@ -1,0 +1,33 @@
+"""The `fetch` model's bounds and configuration."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..params import Param, choice_param, flag_param
+
+PARAMS = (
+    Param("replicas", 2, 1, 5, "number of replicas of the partition"),
+    Param("log-size", 2, 1, 6, "the most records one replica's log can hold"),
+    Param("max-records", 2, 1, 8, "how many producer writes can happen in one behaviour"),
+    Param("max-epoch", 2, 1, 8, "highest leader epoch the controller may hand out (epoch 0 is the first leader's)"),
+    Param("max-crashes", 2, 0, 6, "how many broker crashes one behaviour may contain"),
+    choice_param("acks", "all", ("0", "1", "all"), "producer acks: 0 (no answer), 1 (leader append), all (HW)"),
+    Param("min-insync-replicas", 2, 1, 5, "min.insync.replicas: acks=all needs an ISR at least this large"),
+    flag_param("unclean-leader-election", False, "elect a live replica outside the ISR when no ISR member is alive"),
+    choice_param("flush", "sync", ("sync", "async"), "sync: every append is on disk; async: only after a Flush step"),
+)
+
+
+class FetchConfig(NamedTuple):
+    """Bounds and configuration of one `fetch` exploration (see `PARAMS`)."""
+
+    replicas: int
+    log_size: int
+    max_records: int
+    max_epoch: int
+    max_crashes: int
+    acks: str
+    min_insync_replicas: int
+    unclean_leader_election: bool
+    flush: str

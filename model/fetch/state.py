@@ -1,0 +1,100 @@
+"""The state of one partition in the `fetch` model.
+
+Values are NamedTuples of ints (and None for an empty message slot), so states hash the same
+in every process. Replica ids are 0..N-1 (shown as r1..rN); sets of replicas are bitmasks.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, members, replica_set
+
+__all__ = ["NONE", "NO_EPOCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest", "FetchResponse",
+           "Broker", "Controller", "Pending", "FetchState", "with_broker"]
+
+
+class FetchRequest(NamedTuple):
+    """A follower's FETCH to `leader`: its fetch offset (its LEO) and its current leader epoch
+    (checked by the leader under kip320 only)."""
+
+    leader: int
+    offset: int
+    epoch: int
+
+
+class FetchResponse(NamedTuple):
+    """The leader's answer: the records from `offset` on and its HW, or `fenced` (the leader
+    refused: not leader, or another leader epoch under kip320)."""
+
+    leader: int
+    offset: int
+    records: tuple
+    hw: int
+    fenced: bool
+
+
+class Broker(NamedTuple):
+    """One replica's broker. On disk: the log (the first `flushed` records), the HW checkpoint
+    and the leader-epoch cache ((epoch, start offset) pairs, kept with the log). In memory:
+    the HW, the leader epoch and leader it knows (itself when leading), as leader its ISR and the
+    remote LEO of every replica (-1 unknown), its one in-flight fetch, if any, and the
+    LeaderAndIsr requests sent to it and not yet handled (it may handle them in any order)."""
+
+    alive: bool
+    log: tuple
+    flushed: int
+    checkpoint: int
+    cache: tuple
+    hw: int
+    epoch: int
+    leader: int
+    isr: int
+    remote: tuple
+    fetch: FetchRequest | FetchResponse | None
+    inbox: tuple
+
+    @property
+    def leo(self) -> int:
+        """Log end offset: the next offset to be written."""
+        return len(self.log)
+
+
+class Controller(NamedTuple):
+    """The controller's record (ZooKeeper): leader epoch, leader (NONE: offline), ISR, and the
+    brokers it has noticed are dead."""
+
+    epoch: int
+    leader: int
+    isr: int
+    offline: int
+
+
+class Pending(NamedTuple):
+    """An acks=all write waiting for the leader's HW to pass its offset."""
+
+    offset: int
+    record: Record
+    leader: int
+    epoch: int
+
+
+class FetchState(NamedTuple):
+    """The whole partition, plus ghost variables that only the invariants read (empty unless an
+    invariant needs them): writes waiting for acks=all, acknowledged writes, committed records
+    and the highest HW consumers have seen."""
+
+    brokers: tuple
+    controller: Controller
+    next_record_id: int
+    crashes: int
+    pending: tuple = ()
+    acked: tuple = ()
+    committed: tuple = ()
+    consumer_hw: int = 0
+
+
+def with_broker(state: FetchState, r: int, broker: Broker) -> FetchState:
+    """`state` with broker r replaced."""
+    brokers = state.brokers
+    return state._replace(brokers=brokers[:r] + (broker,) + brokers[r + 1:])

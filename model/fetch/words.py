@@ -1,0 +1,95 @@
+"""How `fetch` states and steps read to a person."""
+
+from __future__ import annotations
+
+from checker.model import Lane
+
+from ..spec.words import isr_text, log_text, record_name, replica_name
+from .state import NONE, FetchRequest, FetchResponse, FetchState
+
+
+def _message(msg) -> str:
+    if isinstance(msg, FetchRequest):
+        return f"FETCH(offset {msg.offset}, e{msg.epoch}) to {replica_name(msg.leader)}"
+    if isinstance(msg, FetchResponse):
+        if msg.fenced:
+            return f"refused by {replica_name(msg.leader)}"
+        return f"response from {replica_name(msg.leader)}: {len(msg.records)} records, HW {msg.hw}"
+    return "-"
+
+
+def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
+    """One step in Kafka's words."""
+    kind, *args = action
+    name = replica_name(args[0]) if args else ""
+    c = after.controller
+    if kind == "ProducerWrite":
+        b = after.brokers[args[0]]
+        return f"producer writes {record_name(b.log[-1])} to {name} at offset {b.leo - 1}; {name}'s HW is {b.hw}"
+    if kind == "FollowerFetch":
+        return f"{name} sends {_message(after.brokers[args[0]].fetch)}"
+    if kind == "LeaderServeFetch":
+        leader, f = args
+        answer = after.brokers[f].fetch
+        if answer.fenced:
+            return f"{replica_name(leader)} refuses {replica_name(f)}'s FETCH (not leader, or another epoch)"
+        return (f"{replica_name(leader)} records {replica_name(f)}'s LEO {answer.offset}, HW now "
+                f"{after.brokers[leader].hw}; answers {len(answer.records)} records and HW {answer.hw}")
+    if kind == "FollowerApplyResponse":
+        b = after.brokers[args[0]]
+        return f"{name} applies the FETCH response: LEO {b.leo}, HW {b.hw}"
+    if kind == "LeaderShrinkIsr":
+        return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}"
+    if kind == "LeaderExpandIsr":
+        return f"{name} adds caught-up {replica_name(args[1])} to the ISR: {isr_text(c.isr)}"
+    if kind == "Crash":
+        return f"{name} crashes (keeps {after.brokers[args[0]].leo} flushed records, HW checkpoint {after.brokers[args[0]].checkpoint})"
+    if kind == "Restart":
+        return f"{name} restarts with HW {after.brokers[args[0]].hw}"
+    if kind == "CheckpointHw":
+        return f"{name} checkpoints its HW {after.brokers[args[0]].checkpoint}"
+    if kind == "Flush":
+        return f"{name} flushes its log to disk"
+    if kind == "ControllerNoticeFailure":
+        return f"controller notices {name} is dead: epoch {c.epoch}, leader {replica_name(c.leader)}, ISR {isr_text(c.isr)}"
+    if kind == "ControllerNoticeRestart":
+        return f"controller notices {name} is back: epoch {c.epoch}, leader {replica_name(c.leader)}, ISR {isr_text(c.isr)}"
+    if kind == "BecomeLeader":
+        b = after.brokers[args[0]]
+        return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"
+    if kind == "BecomeFollower":
+        r, leader, epoch = args
+        lost = before.brokers[r].log[after.brokers[r].leo:]
+        text = (f"{name} becomes follower of {replica_name(leader)} in epoch {epoch}, "
+                f"truncates its log to offset {after.brokers[r].leo}")
+        return text + (", dropping " + ", ".join(record_name(x) for x in lost) if lost else "")
+    raise ValueError(f"unknown fetch action {kind!r}")
+
+
+def broker_columns(state: FetchState) -> dict[str, list[str]]:
+    """Each broker (log, LEO/HW/flushed, epoch and role, in-flight fetch) and the controller."""
+    columns = {}
+    for r, b in enumerate(state.brokers):
+        role = "DEAD" if not b.alive else ("leader, ISR " + isr_text(b.isr)) if b.leader == r else \
+            "no leader" if b.leader == NONE else f"follows {replica_name(b.leader)}"
+        epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
+        columns[replica_name(r)] = [log_text(b.log), f"LEO {b.leo} HW {b.hw} disk {b.flushed}/{b.checkpoint}",
+                                    f"{epoch} {role}", _message(b.fetch)]
+    c = state.controller
+    columns["controller"] = [f"e{c.epoch} leader {replica_name(c.leader)}", f"ISR {isr_text(c.isr)}",
+                             f"dead {isr_text(c.offline)}"]
+    if state.acked or state.committed:
+        columns["ghost"] = ["acked " + ", ".join(f"{o}:{record_name(x)}" for o, x in state.acked),
+                            "committed " + ", ".join(f"{o}:{record_name(x)}" for o, x in state.committed)]
+    return columns
+
+
+def broker_lanes(state: FetchState) -> dict[str, Lane]:
+    """Each broker as a lane for pictures."""
+    lanes = {}
+    for r, b in enumerate(state.brokers):
+        role = "DEAD" if not b.alive else "leader" if b.leader == r else f"follows {replica_name(b.leader)}"
+        epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
+        lanes[replica_name(r)] = Lane(tuple(record_name(x) for x in b.log), b.hw, b.leo, b.alive and b.leader == r,
+                                      f"{epoch} {role}")
+    return lanes
