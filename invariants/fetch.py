@@ -35,16 +35,19 @@ def acked_survives(state: FetchState) -> bool:
 
 
 def no_divergence(state: FetchState) -> bool:
-    """No two replicas hold different records at an offset below both of their HWs.
+    """No two live replicas in the same leader epoch hold different records at an offset below
+    both of their HWs. (Replicas in different epochs may disagree for a while: that is what
+    truncation on becoming follower repairs. What survives into a common epoch is never
+    repaired.)
 
     A failure means the replicas' logs have diverged below what each considers committed:
     consumers reading from different leaders over time see different data at the same offset,
     and nothing in the protocol will ever repair it."""
-    brokers = state.brokers
-    for i, a in enumerate(brokers):
-        for b in brokers[i + 1:]:
+    live = [b for b in state.brokers if b.alive and b.epoch >= 0]
+    for i, a in enumerate(live):
+        for b in live[i + 1:]:
             upto = min(a.hw, b.hw, a.leo, b.leo)
-            if a.log[:upto] != b.log[:upto]:
+            if a.epoch == b.epoch and a.log[:upto] != b.log[:upto]:
                 return False
     return True
 

@@ -28,3 +28,16 @@ def verify_trace(trace: Trace, model) -> None:
     earlier = [i for i, s in enumerate(trace.states()[:-1]) if not holds(s)]
     if earlier:
         raise ReplayError(f"{trace.invariant} already fails at step {earlier[0]}: the trace is not minimal")
+
+
+def walk(model, actions: list[tuple]) -> list:
+    """The states met by taking `actions` one after another from the model's (first) initial
+    state. Raises ReplayError naming the first action that is not enabled (a guided replay)."""
+    states = [model.initial_states()[0]]
+    for i, action in enumerate(actions, 1):
+        nxt = [after for label, after in model.successors(states[-1]) if label == tuple(action)]
+        if not nxt:
+            enabled = sorted({label for label, _ in model.successors(states[-1])})
+            raise ReplayError(f"step {i}: {action} is not enabled; enabled: {enabled}")
+        states.append(nxt[0])
+    return states

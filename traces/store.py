@@ -1,7 +1,8 @@
 """The trace file format `replcheck-trace/1`: versioned JSON, written atomically, loaded with
 validation.
 
-A file holds the model, variant and bounds it was found under, the invariant it violates,
+A file holds the model, variant and bounds it was found under (and whether the model kept
+ghost variables), the invariant it violates,
 the initial state and every step (action, the step in protocol words, the state after it).
 States are written with the model's own `state_to_json`; loading rebuilds the model from the
 file's metadata and decodes every state through it, so a file that does not fit its own
@@ -38,7 +39,7 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
                       "state": model.state_to_json(step.state)})
         before = step.state
     return {"format": FORMAT, "model": trace.model, "variant": trace.variant, "bounds": trace.bounds,
-            "invariant": trace.invariant, "length": len(trace.steps),
+            "ghost": bool(getattr(model, "ghost", False)), "invariant": trace.invariant, "length": len(trace.steps),
             "initial": model.state_to_json(trace.initial), "steps": steps}
 
 
@@ -91,7 +92,7 @@ def trace_from_json(doc: Any, what: str = "trace"):
     invariant = _field(doc, "invariant", str, what)
     raw_steps = _field(doc, "steps", list, what)
     try:
-        model = build_model(name, variant, **bounds)
+        model = build_model(name, variant, ghost=doc.get("ghost") is True, **bounds)
     except (ModelError, TypeError) as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     if invariant not in invariants_for(name):

@@ -52,14 +52,16 @@ def controller_notice_failure(state: FetchState, config: FetchConfig):
 
 def controller_notice_restart(state: FetchState, config: FetchConfig):
     """The controller notices that broker r is back (it knows no epoch and has no request to
-    handle). If the partition is offline and r may lead (an ISR member, or any replica under
-    unclean election), r is elected; otherwise r is sent the current LeaderAndIsr."""
+    handle). If the partition is offline, or r was its leader (it restarted before the
+    controller noticed it had died), a leader is elected in a new epoch: a restarted broker never
+    resumes leadership in an old epoch, since it may have lost records of it. Otherwise r is
+    sent the current LeaderAndIsr."""
     c = state.controller
     for r, b in enumerate(state.brokers):
         if not (b.alive and b.epoch == NO_EPOCH and not b.inbox and state.crashes):
             continue
         offline = c.offline & ~(1 << r)
-        leader, isr = _elect(state, config, c.isr, offline) if c.leader == NONE else (NONE, c.isr)
+        leader, isr = _elect(state, config, c.isr, offline) if c.leader in (NONE, r) else (NONE, c.isr)
         if leader != NONE:
             after = _update(state, config, leader, isr, offline)
             if after is None:

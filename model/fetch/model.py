@@ -6,6 +6,7 @@ import pickle
 from typing import Any
 
 from ..params import ModelError
+from . import json_state
 from .bounds import FetchConfig
 from .controller import controller_notice_failure, controller_notice_restart
 from .ghost import update_ghost
@@ -97,12 +98,9 @@ class FetchModel:
         return broker_lanes(state)
 
     def state_to_json(self, state: FetchState) -> Any:
-        """The state as nested lists (NamedTuples as lists, None as null)."""
-        def plain(x):
-            return [plain(y) for y in x] if isinstance(x, tuple) else x
-
-        return {"fields": list(FetchState._fields), "value": plain(state)}
+        """The state as readable JSON data (see `model.fetch.json_state`)."""
+        return json_state.state_to_json(state)
 
     def state_from_json(self, data: Any) -> FetchState:
-        """Rebuild a state written by `state_to_json` (checked by re-encoding it)."""
-        raise ValueError("reading fetch traces back is not supported yet")
+        """Rebuild a state from `state_to_json` output; ValueError when malformed."""
+        return json_state.state_from_json(data, self.config.replicas)

@@ -1,0 +1,126 @@
+"""The `fetch` model against the known outcomes of ../shared/models/fetch-model.md and the
+published stories of scenarios.md. Each outcome checks the verdict and the length of the
+shortest counterexample, and prints the trace when it fails."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from checker.local import explore
+from invariants.registry import select
+from model.registry import build_model
+from traces.replay import verify_trace, walk
+from traces.store import load_trace, save_trace
+from traces.table import trace_table
+
+ALL = ("hw", "kip101", "kip279", "kip320")
+
+# (invariant, configuration, variant) -> shortest trace length, or None for "holds".
+KNOWN = [
+    # KIP-101 scenario 1: a follower restarts, truncates to its lagging HW, the leader dies.
+    ("committed-survives", {}, "hw", 15),
+    *[("committed-survives", {}, v, None) for v in ("kip101", "kip279", "kip320")],
+    # KIP-101 scenario 2 (flush=async): logs diverge below both HWs under hw.
+    ("no-divergence", {"flush": "async"}, "hw", 15),
+    # KIP-279's story: after fast leader changes kip101 answers with the wrong epoch's end.
+    ("no-divergence", {"flush": "async"}, "kip101", 21),
+    *[("no-divergence", {"flush": "async"}, v, None) for v in ("kip279", "kip320")],
+    # KAFKA-2334: the HW consumers see goes backwards on failover, in every variant.
+    *[("hw-monotonic", {}, v, 12) for v in ALL],
+    # Configuration losses: acks=1 and unclean election lose data in every variant.
+    *[("acked-survives", {"acks": "1"}, v, 5) for v in ALL],
+    *[("committed-survives", {"unclean_leader_election": True}, v, 6) for v in ALL],
+    # Every replica can crash with async flush: the acks=all promise is "in memory", not "on disk".
+    *[("acked-survives", {"flush": "async"}, v, 12) for v in ALL],
+]
+
+
+def shortest(variant, invariant, **config):
+    invariants = select("fetch", [invariant])
+    model = build_model("fetch", variant, ghost=any(i.needs_ghost for i in invariants), **config)
+    return model, explore(model, invariants)
+
+
+@pytest.mark.parametrize("invariant, config, variant, length", KNOWN,
+                         ids=[f"{v}-{i}-{'-'.join(f'{k}={x}' for k, x in c.items()) or 'default'}"
+                              for i, c, v, _ in KNOWN])
+def test_known_outcome(invariant, config, variant, length, capsys):
+    model, result = shortest(variant, invariant, **config)
+    trace = result.violations.get(invariant)
+    if (None if trace is None else len(trace)) != length:
+        if trace is not None:
+            Console(width=200).print(trace_table(trace, model))
+        pytest.fail(f"{variant} {invariant} {config}: expected {length}, got {None if trace is None else len(trace)}")
+    if trace is not None:
+        verify_trace(trace, model)
+    else:
+        assert result.complete
+
+
+def test_kip320_keeps_everything_but_hw_monotonic():
+    model = build_model("fetch", "kip320", ghost=True)
+    result = explore(model, select("fetch", []), stop_at_first=False)
+    assert result.complete
+    assert {name for name in result.invariants if result.verdict(name) == "violated"} == {"hw-monotonic"}
+
+
+def test_hw_story_is_truncation_then_election():
+    # KIP-101 scenario 1's shape: a follower truncates a committed record away (to its lagging
+    # HW), then it is elected and the record is gone for good.
+    from traces.lanes import losses
+
+    model, result = shortest("hw", "committed-survives")
+    trace = result.violations["committed-survives"]
+    lost = losses([model.lanes(s) for s in trace.states()])
+    assert len(lost) == 1 and lost[0].lane == "r2"
+    truncation = trace.steps[lost[0].step - 1].action
+    assert truncation[:2] == ("BecomeFollower", 1)
+    assert trace.states()[lost[0].step - 1].brokers[1].hw <= lost[0].offset  # its HW lagged
+    assert trace.steps[-1].action[:2] == ("BecomeLeader", 1)
+
+
+def test_s0_two_fetch_rounds():
+    # Scenario S0: 2 replicas, one write under acks=all. The leader's HW reaches 1 only when it
+    # handles the follower's second fetch; the follower's HW only when that response arrives.
+    model = build_model("fetch", "kip320", ghost=True)
+    steps = [("BecomeLeader", 0, 0), ("BecomeFollower", 1, 0, 0), ("ProducerWrite", 0),
+             ("FollowerFetch", 1), ("LeaderServeFetch", 0, 1), ("FollowerApplyResponse", 1),
+             ("FollowerFetch", 1), ("LeaderServeFetch", 0, 1), ("FollowerApplyResponse", 1)]
+    states = walk(model, steps)
+    table = [(s.brokers[0].leo, s.brokers[0].hw, s.brokers[1].leo, s.brokers[1].hw) for s in states[2:]]
+    assert table == [
+        (0, 0, 0, 0),  # both following epoch 0
+        (1, 0, 0, 0),  # 1. m1 written to L: LEO 1, HW 0
+        (1, 0, 0, 0),  # 2. F fetches at 0 ...
+        (1, 0, 0, 0),  #    L records F's LEO 0: HW min(1, 0) = 0, answers m1 and HW 0
+        (1, 0, 1, 0),  #    F appends m1: LEO 1, HW 0
+        (1, 0, 1, 0),  # 3. F fetches at 1 ...
+        (1, 1, 1, 0),  #    L records F's LEO 1: HW 1, m1 committed
+        (1, 1, 1, 1),  #    F learns HW 1 from that response
+    ]
+    assert states[-2].acked == states[-1].acked == ((0, states[3].brokers[0].log[0]),)
+    assert states[-3].acked == ()  # acknowledged only once the HW passed the record
+
+
+def test_fetch_traces_round_trip(tmp_path):
+    model, result = shortest("hw", "committed-survives")
+    trace = result.violations["committed-survives"]
+    save_trace(trace, model, tmp_path / "t.json")
+    loaded, loaded_model = load_trace(tmp_path / "t.json")
+    assert loaded == trace and loaded_model.ghost
+    verify_trace(loaded, loaded_model)
+
+
+def test_min_insync_above_replicas_is_refused():
+    from model.params import ModelError
+
+    with pytest.raises(ModelError, match="cannot exceed --replicas"):
+        build_model("fetch", "kip320", replicas=2, min_insync_replicas=3)
+
+
+def test_plain_runs_keep_no_ghost_state():
+    plain = explore(build_model("fetch", "kip320"), select("fetch", ["no-divergence"]))
+    ghost = explore(build_model("fetch", "kip320", ghost=True), select("fetch", ["no-divergence"]))
+    assert plain.distinct_states < ghost.distinct_states
+    assert plain.verdict("no-divergence") == ghost.verdict("no-divergence") == "holds"
