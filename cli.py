@@ -18,8 +18,9 @@ from checker.engines import ENGINES, engine_session
 from checker.java import EngineUnavailable
 from checker.progress import level_progress
 from checker.compare import compare_variants
+from checker.sweep import configurations, sweep
 from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
-                            result_to_json, summary_table)
+                            result_to_json, summary_table, sweep_markdown, sweep_table, sweep_to_json)
 from invariants.registry import invariants_for, select
 from model.params import ModelError
 from model.registry import MODELS, build_model
@@ -225,6 +226,99 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         for (variant, name), path in trace_files.items():
             picture = pictures.get((variant, name))
             console.print(f"{variant} {name}: {path}" + (f" (picture: {picture})" if picture else ""), highlight=False)
+
+
+def sweep_options(func):
+    """Every model parameter as `--name V1,V2,...` (flags also take `both`)."""
+    seen = {}
+    for kind in MODELS.values():
+        for p in kind.params:
+            seen.setdefault(p.name, p)
+    for name, p in reversed(seen.items()):
+        func = click.option(f"--{name}", default=None, metavar="LIST",
+                            help=f"{p.help}: comma-separated values" + (" (on, off or both)" if p.kind == "flag" else ""))(func)
+    return func
+
+
+def parse_values(param, text: str) -> list:
+    """The values a sweep option names, checked against the parameter; UserError otherwise."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if param.kind == "flag":
+        flags = {"on": [True], "true": [True], "off": [False], "false": [False], "both": [False, True]}
+        if not words or any(w not in flags for w in words):
+            raise UserError(f"--{param.name} takes on, off or both, got {text!r}")
+        return [v for w in words for v in flags[w]]
+    try:
+        values = [int(w) for w in words] if param.kind == "int" else words
+        return [param.check(v) for v in values] if values else [param.check(None)]
+    except (ValueError, ModelError) as exc:
+        raise UserError(f"--{param.name}: {exc}") from None
+
+
+@main.command(name="sweep")
+@click.option("--model", "model_name", default="fetch", show_default=True, help="model to sweep")
+@click.option("--variant", default=None, help="protocol variant (default: the model's)")
+@sweep_options
+@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
+              help="invariant to check (repeatable; default for fetch: acked-survives and committed-survives)")
+@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="keep each shortest loss here, named by variant, configuration and invariant")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
+@click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")
+@engine_options
+def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_markdown, engine, master, partitions,
+                  work_dir, **settings):
+    """Check every combination of the given settings: which configurations can lose
+    acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
+    kind = MODELS.get(model_name)
+    if kind is None:
+        raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
+    if as_json and as_markdown:
+        raise UserError("choose one of --json and --markdown")
+    params = {p.key: p for p in kind.params}
+    choices = {}
+    for key, text in settings.items():
+        if text is None:
+            continue
+        if key not in params:
+            raise UserError(f"--{key.replace('_', '-')} does not apply to model {model_name}")
+        choices[key] = parse_values(params[key], text)
+    if not invariant_names and model_name == "fetch":
+        invariant_names = ("acked-survives", "committed-survives")
+    try:
+        invariants = select(model_name, invariant_names)
+        ghost = any(i.needs_ghost for i in invariants)
+        configs = configurations(choices)
+        models = [build_model(model_name, variant, ghost=ghost, **config) for config in configs]
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    make_dir(trace_dir)
+    built = {id(config): model for config, model in zip(configs, models)}
+    try:
+        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
+                level_progress(f"{model_name} sweep ({engine})") as on_level:
+            runs = sweep(lambda m, inv, **kw: explore(m, inv, on_level=on_level, **kw), lambda c: built[id(c)],
+                         configs, invariants)
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise Interrupted() from None
+    if trace_dir is not None:
+        for (config, result), model in zip(runs, models):
+            slug = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
+            for name, trace in result.violations.items():
+                path = trace_dir / f"{model.name}-{model.variant or 'default'}-{slug}-{name}.json"
+                try:
+                    save_trace(trace, model, path)
+                except OSError as exc:
+                    raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+    names = [i.name for i in invariants]
+    if as_json:
+        click.echo(json.dumps(sweep_to_json(runs), indent=2))
+    elif as_markdown:
+        click.echo(sweep_markdown(runs, names), nl=False)
+    else:
+        stdout_console().print(sweep_table(runs, names))
 
 
 @main.command("list")

@@ -141,3 +141,42 @@ def comparison_markdown(results: list[CheckResult]) -> str:
     lines.append("| depth | " + " | ".join(str(r.depth) for r in results) + " |")
     lines.append("| time | " + " | ".join(f"{r.seconds:.1f} s" for r in results) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _config_text(config: dict[str, Any]) -> str:
+    return " ".join(f"{k.replace('_', '-')}={'on' if v is True else 'off' if v is False else v}"
+                    for k, v in config.items())
+
+
+def _loss_text(result: CheckResult, invariant: str) -> str:
+    trace = result.violations.get(invariant)
+    return f"lost in {len(trace)} steps" if trace is not None else result.verdict(invariant)
+
+
+def sweep_table(runs: list, invariants: list[str]) -> Table:
+    """One row per configuration: each invariant 'holds' or 'lost in k steps', and states."""
+    table = Table(title="configuration sweep", title_justify="left")
+    table.add_column("configuration")
+    for name in invariants:
+        table.add_column(name, justify="center")
+    table.add_column("distinct states", justify="right")
+    for config, result in runs:
+        cells = [f"[bold red]{_loss_text(result, n)}[/]" if n in result.violations else f"[green]{_loss_text(result, n)}[/]"
+                 for n in invariants]
+        table.add_row(_config_text(config), *cells, f"{result.distinct_states:,}")
+    return table
+
+
+def sweep_markdown(runs: list, invariants: list[str]) -> str:
+    """The sweep table as Markdown."""
+    lines = ["| configuration | " + " | ".join(invariants) + " | distinct states |",
+             "|---|" + "---|" * (len(invariants) + 1)]
+    for config, result in runs:
+        lines.append(f"| {_config_text(config)} | " + " | ".join(_loss_text(result, n) for n in invariants)
+                     + f" | {result.distinct_states:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def sweep_to_json(runs: list) -> dict[str, Any]:
+    """Every configuration with its full result."""
+    return {"runs": [{"configuration": config, "result": result_to_json(result, {})} for config, result in runs]}

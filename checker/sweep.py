@@ -1,0 +1,21 @@
+"""Configuration sweeps: the same model and variant under every combination of settings."""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any, Callable, Sequence
+
+from .result import CheckResult
+
+
+def configurations(choices: dict[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the given settings (name -> values), in the order given."""
+    names = list(choices)
+    return [dict(zip(names, values)) for values in product(*(choices[n] for n in names))]
+
+
+def sweep(explore: Callable, build: Callable[[dict[str, Any]], Any], configs: list[dict[str, Any]],
+          invariants: Sequence) -> list[tuple[dict[str, Any], CheckResult]]:
+    """Explore the model built for each configuration (to the end, or until every invariant is
+    violated) and pair each configuration with its result."""
+    return [(config, explore(build(config), invariants, stop_at_first=False)) for config in configs]
