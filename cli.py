@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.table import Table
 
 from checker.engines import ENGINES, engine_session
 from checker.java import EngineUnavailable
@@ -25,6 +26,8 @@ from invariants.registry import invariants_for, select
 from model.params import ModelError
 from model.registry import MODELS, build_model
 from traces.explain import explain as explain_trace
+from traces.scenario import first_failure, load_scenario
+from traces.scenario import replay as run_replay
 from traces.render import FORMATS, PICTURES, render_file
 from traces.store import TraceFileError, load_trace, save_trace
 from traces.table import trace_table
@@ -319,6 +322,48 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_m
         click.echo(sweep_markdown(runs, names), nl=False)
     else:
         stdout_console().print(sweep_table(runs, names))
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+def replay(file):
+    """Replay a published scenario step by step: LEO and HW of every replica after each step,
+    the invariants checked after each. Exits 0 when the story unfolds as the file expects
+    (including the expected violation at the expected step), 1 when it does not."""
+    try:
+        scenario = load_scenario(file)
+    except TraceFileError as exc:
+        raise UserError(str(exc)) from None
+    result = run_replay(scenario)
+    model = scenario.model
+    table = Table(title=f"{scenario.name}  ({scenario.source})", title_justify="left", show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("step")
+    lanes0 = model.lanes(result.states[0])
+    for name in lanes0:
+        table.add_column(f"{name} LEO/HW", justify="center")
+    table.add_column("failing")
+    for i, state in enumerate(result.states):
+        text = "initial state" if i == 0 else model.describe_step(scenario.steps[i - 1][0], result.states[i - 1], state)
+        note = scenario.steps[i - 1][1] if i else ""
+        lanes = model.lanes(state)
+        table.add_row(str(i), text + (f"\n[dim]{note}[/]" if note else ""),
+                      *(f"{lane.leo}/{lane.hw}" for lane in lanes.values()), ", ".join(result.failing[i]) or "-")
+    console = stdout_console()
+    console.print(table)
+    if result.stuck_at is not None:
+        console.print(f"[bold red]step {result.stuck_at} ({scenario.steps[result.stuck_at - 1][0]}) is not enabled[/]; "
+                      f"enabled: {', '.join(' '.join(map(str, a)) for a in result.enabled)}", highlight=False)
+        sys.exit(EXIT_VIOLATED)
+    if scenario.expect_violation is None:
+        ok = not any(result.failing)
+        console.print("every invariant holds at every step" if ok else "[bold red]an invariant failed[/]")
+    else:
+        at = first_failure(result, scenario.expect_violation)
+        ok = at is not None and (scenario.expect_step is None or at == scenario.expect_step)
+        console.print(f"{scenario.expect_violation} fails at step {at}" if at is not None else
+                      f"[bold red]{scenario.expect_violation} never fails[/]")
+    sys.exit(0 if ok else EXIT_VIOLATED)
 
 
 @main.command("list")
