@@ -17,13 +17,18 @@ between equally short paths deterministically."""
 class Lane(NamedTuple):
     """How a picture shows one replica (or participant) at one step: its log cells (record
     names in offset order), its HW and LEO (None when the model has no log), whether it presumes
-    leadership, and a caption (epoch and role)."""
+    leadership, and a caption (epoch and role). Models with disks and messages also give how
+    many cells are flushed (the rest is only in the page cache), whether the broker is up, and
+    its in-flight message as (peer, label, 'to' or 'from')."""
 
     cells: tuple[str, ...]
     hw: int | None
     leo: int | None
     leader: bool
     caption: str
+    flushed: int | None = None
+    alive: bool = True
+    message: tuple[str, str, str] | None = None
 
 
 class Model(Protocol):

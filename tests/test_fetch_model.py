@@ -124,3 +124,29 @@ def test_plain_runs_keep_no_ghost_state():
     ghost = explore(build_model("fetch", "kip320", ghost=True), select("fetch", ["no-divergence"]))
     assert plain.distinct_states < ghost.distinct_states
     assert plain.verdict("no-divergence") == ghost.verdict("no-divergence") == "holds"
+
+
+def test_fetch_traces_render_with_messages_crashes_and_page_cache(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from conftest import run_cli
+
+    model, result = shortest("hw", "committed-survives")
+    trace = result.violations["committed-survives"]
+    lanes = [model.lanes(s) for s in trace.states()]
+    assert any(lane.message and lane.message[2] == "to" for view in lanes for lane in view.values())
+    assert any(lane.message and lane.message[2] == "from" for view in lanes for lane in view.values())
+    assert any(not lane.alive for view in lanes for lane in view.values())
+    path = tmp_path / "t.json"
+    save_trace(trace, model, path)
+    for fmt in ("svg", "png", "dot", "graphml", "json", "html"):
+        assert run_cli("trace", "render", str(path), "--format", fmt, "-o", str(tmp_path / f"out.{fmt}")).exit_code == 0
+    ids = {el.get("id") for el in ET.parse(tmp_path / "out.svg").getroot().iter() if el.get("id")}
+    assert {"lane-r1", "lane-r2"} <= ids
+
+
+def test_unflushed_records_are_marked_in_the_lanes():
+    model = build_model("fetch", "kip320", flush="async")
+    states = walk(model, [("BecomeLeader", 0, 0), ("ProducerWrite", 0)])
+    lane = model.lanes(states[-1])["r1"]
+    assert lane.cells == ("a@e0",) and lane.flushed == 0

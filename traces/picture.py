@@ -1,10 +1,12 @@
 """Pictures of a trace, drawn with matplotlib (pip-installable; no system Graphviz needed).
 
 `lanes_figure`: one lane per replica and one column per step. Each cell shows the replica's
-log (record and epoch per offset), its HW as a red bar after the last committed offset, its LEO
-as a triangle, and its epoch and role; a step that truncates or overwrites a committed record
-has a red column and the lost record is drawn struck through where it was. This is the picture
-the HW-truncation articles draw by hand.
+log (record and epoch per offset; a dashed cell is only in the page cache, not flushed), its HW
+as a red bar after the last committed offset, its LEO as a triangle, and its epoch and role; a
+crashed broker is greyed out; an in-flight FETCH is an arrow from follower to leader and a
+response an arrow back, labelled with the offset or the HW they carry. A step that truncates or
+overwrites a committed record has a red column and the lost record is drawn struck through where
+it was. This is the picture the HW-truncation articles draw by hand.
 
 `graph_figure`: the trace graph (`traces.graph`), through Graphviz's `dot` when it is on PATH,
 else laid out by networkx and drawn by matplotlib.
@@ -66,19 +68,38 @@ def lanes_figure(trace: Trace, model):
         for row, name in enumerate(names):
             _draw_lane_cell(ax, view[name], x0, HEADER + row * LANE, width,
                             {off: loss for (step, lane, off), loss in lost_at.items() if step == col and lane == name})
+        _draw_messages(ax, view, names, x0 + column - 0.45)
     fig.tight_layout(pad=0.2)
     return fig
+
+
+def _draw_messages(ax, view, names, x):
+    """In-flight messages of one column as arrows between lanes, labelled."""
+    rows = {name: HEADER + row * LANE + LANE / 2 for row, name in enumerate(names)}
+    for name, lane in view.items():
+        if lane.message is None or lane.message[0] not in rows:
+            continue
+        peer, label, direction = lane.message
+        start, end = (rows[name], rows[peer]) if direction == "to" else (rows[peer], rows[name])
+        ax.annotate("", xy=(x, end), xytext=(x, start),
+                    arrowprops={"arrowstyle": "->", "color": "#1f5fbf" if direction == "to" else "#8a1c8a", "lw": 1})
+        ax.text(x + 0.05, (start + end) / 2, label, fontsize=5, rotation=90, va="center",
+                color="#1f5fbf" if direction == "to" else "#8a1c8a")
 
 
 def _draw_lane_cell(ax, lane, x0, top, width, lost_here):
     """One replica at one step: log cells, lost records, HW bar, LEO marker, caption."""
     y = top + 0.15
+    if not lane.alive:
+        ax.add_patch(Rectangle((x0 - 0.05, top + 0.05), width * CELL + 0.3, LANE - 0.1, facecolor="#d0d0d0",
+                               edgecolor="none"))
     for offset in range(width):
         x = x0 + offset * CELL
         if offset < len(lane.cells):
             committed = lane.hw is not None and offset < lane.hw
+            on_disk = lane.flushed is None or offset < lane.flushed
             ax.add_patch(Rectangle((x, y), CELL, 0.42, facecolor="#cfe8cf" if committed else "white",
-                                   edgecolor="black", linewidth=0.6))
+                                   edgecolor="black", linewidth=0.6, linestyle="-" if on_disk else "--"))
             ax.text(x + CELL / 2, y + 0.21, lane.cells[offset], ha="center", va="center", fontsize=5.5)
         elif offset in lost_here:
             ax.add_patch(Rectangle((x, y), CELL, 0.42, facecolor="white", edgecolor="red", linewidth=1.2, linestyle="--"))

@@ -84,12 +84,24 @@ def broker_columns(state: FetchState) -> dict[str, list[str]]:
     return columns
 
 
+def _arrow(msg) -> tuple[str, str, str] | None:
+    """An in-flight fetch as (peer, label, direction) for the lanes picture."""
+    if isinstance(msg, FetchRequest):
+        return replica_name(msg.leader), f"FETCH {msg.offset}", "to"
+    if isinstance(msg, FetchResponse):
+        label = "refused" if msg.fenced else f"{len(msg.records)} rec, HW {msg.hw}"
+        return replica_name(msg.leader), label, "from"
+    return None
+
+
 def broker_lanes(state: FetchState) -> dict[str, Lane]:
-    """Each broker as a lane for pictures."""
+    """Each broker as a lane for pictures: log cells (flushed ones solid), HW, LEO, role, whether
+    it is up, and its in-flight FETCH or response as an arrow."""
     lanes = {}
     for r, b in enumerate(state.brokers):
-        role = "DEAD" if not b.alive else "leader" if b.leader == r else f"follows {replica_name(b.leader)}"
+        role = "crashed" if not b.alive else "leader" if b.leader == r else \
+            "no leader" if b.leader == NONE else f"follows {replica_name(b.leader)}"
         epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
         lanes[replica_name(r)] = Lane(tuple(record_name(x) for x in b.log), b.hw, b.leo, b.alive and b.leader == r,
-                                      f"{epoch} {role}")
+                                      f"{epoch} {role}", b.flushed, b.alive, _arrow(b.fetch))
     return lanes
