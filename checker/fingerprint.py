@@ -1,8 +1,9 @@
 """64-bit state fingerprints that agree across processes and machines.
 
-CPython hashes ints and tuples of ints with a fixed algorithm (no per-process salt; only
-str and bytes hashes are salted), so `hash(state)` of a model state is a deterministic
-64-bit fingerprint. Engines use it to order states and break ties, which keeps every result,
+CPython hashes ints, bools and tuples of them with a fixed algorithm (no per-process salt;
+str and bytes hashes are salted, and before Python 3.12 so is None's, which hashes by address),
+so `hash(state)` of a model state built only from ints, bools and tuples is a deterministic
+64-bit fingerprint. Models must keep strings and None out of their states. Engines use it to order states and break ties, which keeps every result,
 shortest traces included, independent of exploration order and of how work is partitioned.
 """
 

@@ -161,3 +161,25 @@ def test_ctrl_c_stops_spark_and_leaves_no_jvm(tmp_path):
     assert out == "" and list(tmp_path.iterdir()) == []
     time.sleep(1)
     assert _spark_jvms() - before == set()
+
+
+def _fetch_cases():
+    """The known outcomes whose stories the KIPs tell (the others are configuration losses that
+    the local-engine tests cover in every variant): each fails or holds the same on Spark."""
+    from test_fetch_model import KNOWN
+
+    wanted = {("committed-survives", "hw"), ("no-divergence", "kip101"), ("no-divergence", "kip279"),
+              ("hw-monotonic", "kip320")}
+    return [case for case in KNOWN if (case[0], case[2]) in wanted]
+
+
+@pytest.mark.parametrize("invariant, config, variant, length", _fetch_cases())
+def test_fetch_known_outcomes_on_spark(sc, invariant, config, variant, length):
+    from checker.spark import explore_spark
+
+    invariants = select("fetch", [invariant])
+    model = build_model("fetch", variant, ghost=any(i.needs_ghost for i in invariants), **config)
+    spark = explore_spark(sc, model, invariants, partitions=2)
+    same_results(spark, explore(model, invariants))
+    trace = spark.violations.get(invariant)
+    assert (None if trace is None else len(trace)) == length

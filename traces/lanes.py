@@ -38,11 +38,14 @@ def committed(lanes: dict[str, Lane]) -> dict[tuple[int, str], tuple[str, int]]:
 
 
 def losses(states_lanes: list[dict[str, Lane]]) -> list[Loss]:
-    """Every committed record that a step truncated or overwrote on some replica."""
+    """Every committed record (one that was below a leader's HW at any earlier step, even if
+    that leader has crashed since) that a step truncated or overwrote on some replica."""
     found = []
+    exposed: dict = {}
     for step in range(1, len(states_lanes)):
         before, after = states_lanes[step - 1], states_lanes[step]
-        exposed = committed(before)
+        for key, value in committed(before).items():
+            exposed.setdefault(key, value)
         for name, lane in before.items():
             kept = after[name].cells
             for offset, record in enumerate(lane.cells):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import (NONE, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr, Pending, Record,
-                    members, replica_set)
+from .state import (NO_FETCH, NONE, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr,
+                    Pending, Record, members, replica_set)
 
 
 def _replica(r: int) -> int | None:
@@ -59,7 +59,7 @@ def _leader(value: Any) -> int:
 
 def _fetch(value: Any):
     if value is None:
-        return None
+        return NO_FETCH
     if value["type"] == "fetch":
         return FetchRequest(_int(value["leader"]), _int(value["offset"]), _int(value["epoch"]))
     if value["type"] == "response":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .bounds import FetchConfig
 from .hw import advanced_hw
-from .state import NONE, FetchState, with_broker
+from .state import NONE, NO_FETCH, FetchState, with_broker
 
 
 def become_leader(state: FetchState, config: FetchConfig):
@@ -24,7 +24,7 @@ def _lead(b, r: int, request, config: FetchConfig):
     cache = b.cache + ((request.epoch, b.leo),)
     remote = tuple(b.leo if f == r else -1 for f in range(config.replicas))
     return advanced_hw(r, b._replace(epoch=request.epoch, leader=r, isr=request.isr, cache=cache, remote=remote,
-                                     fetch=None, inbox=_newer(b.inbox, request.epoch)))
+                                     fetch=NO_FETCH, inbox=_newer(b.inbox, request.epoch)))
 
 
 def become_follower(state: FetchState, config: FetchConfig, variant):
@@ -46,7 +46,7 @@ def become_follower(state: FetchState, config: FetchConfig, variant):
                 continue
             k = min(variant.truncate(b, lb), b.leo)
             after = b._replace(log=b.log[:k], flushed=min(b.flushed, k), cache=tuple(e for e in b.cache if e[1] < k),
-                               hw=min(b.hw, k), epoch=request.epoch, leader=leader, isr=0, fetch=None,
+                               hw=min(b.hw, k), epoch=request.epoch, leader=leader, isr=0, fetch=NO_FETCH,
                                inbox=_newer(b.inbox, request.epoch))
             yield ("BecomeFollower", r, leader, request.epoch), with_broker(state, r, after)
 

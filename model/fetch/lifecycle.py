@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .bounds import FetchConfig
-from .state import NO_EPOCH, NONE, FetchState, with_broker
+from .state import NONE, NO_EPOCH, NO_FETCH, FetchState, with_broker
 
 
 def crash(state: FetchState, config: FetchConfig):
@@ -18,11 +18,11 @@ def crash(state: FetchState, config: FetchConfig):
         log = b.log[:b.flushed]
         cache = tuple(entry for entry in b.cache if entry[1] < len(log))
         dead = b._replace(alive=False, log=log, cache=cache, hw=0, epoch=NO_EPOCH, leader=NONE, isr=0,
-                          remote=(-1,) * config.replicas, fetch=None, inbox=())
+                          remote=(-1,) * config.replicas, fetch=NO_FETCH, inbox=())
         after = with_broker(state, r, dead)
         for f, other in enumerate(after.brokers):
-            if other.fetch is not None and other.fetch.leader == r:
-                after = with_broker(after, f, other._replace(fetch=None))
+            if other.fetch and other.fetch.leader == r:
+                after = with_broker(after, f, other._replace(fetch=NO_FETCH))
         yield ("Crash", r), after._replace(crashes=state.crashes + 1)
 
 

@@ -15,7 +15,7 @@ from .leadership import become_follower, become_leader
 from .lifecycle import checkpoint_hw, crash, flush, restart
 from .producer import producer_write
 from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
-from .state import Broker, Controller, FetchState, LeaderAndIsr
+from .state import NO_FETCH, Broker, Controller, FetchState, LeaderAndIsr
 from .truncation import VARIANTS
 from .words import broker_columns, broker_lanes, describe_step
 
@@ -64,7 +64,7 @@ class FetchModel:
         n = self.config.replicas
         everyone = (1 << n) - 1
         first = LeaderAndIsr(0, 0, everyone)
-        broker = Broker(True, (), 0, 0, (), 0, -1, -1, 0, (-1,) * n, None, (first,))
+        broker = Broker(True, (), 0, 0, (), 0, -1, -1, 0, (-1,) * n, NO_FETCH, (first,))
         return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0)]
 
     def successors(self, state: FetchState):

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from .bounds import FetchConfig
 from .hw import advanced_hw
-from .state import FetchRequest, FetchResponse, FetchState, with_broker
+from .state import NO_FETCH, FetchRequest, FetchResponse, FetchState, with_broker
 
 
 def follower_fetch(state: FetchState, config: FetchConfig):
     """A live follower with nothing in flight sends FETCH(offset = its LEO, its leader epoch) to
     the leader it follows."""
     for f, b in enumerate(state.brokers):
-        if b.alive and b.leader not in (f, -1) and b.fetch is None:
+        if b.alive and b.leader not in (f, -1) and not b.fetch:
             request = FetchRequest(b.leader, b.leo, b.epoch)
             yield ("FollowerFetch", f), with_broker(state, f, b._replace(fetch=request))
 
@@ -55,7 +55,7 @@ def follower_apply_response(state: FetchState, config: FetchConfig):
         if not (b.alive and isinstance(answer, FetchResponse)):
             continue
         if answer.fenced or answer.leader != b.leader or answer.offset != b.leo:
-            yield ("FollowerApplyResponse", f), with_broker(state, f, b._replace(fetch=None))
+            yield ("FollowerApplyResponse", f), with_broker(state, f, b._replace(fetch=NO_FETCH))
             continue
         room = config.log_size - b.leo
         records = answer.records[:room]
@@ -65,5 +65,5 @@ def follower_apply_response(state: FetchState, config: FetchConfig):
             if not cache or cache[-1][0] < record.epoch:
                 cache = cache + ((record.epoch, offset),)
         after = b._replace(log=log, flushed=len(log) if config.flush == "sync" else b.flushed, cache=cache,
-                           hw=min(answer.hw, len(log)), fetch=None)
+                           hw=min(answer.hw, len(log)), fetch=NO_FETCH)
         yield ("FollowerApplyResponse", f), with_broker(state, f, after)

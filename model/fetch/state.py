@@ -1,7 +1,8 @@
 """The state of one partition in the `fetch` model.
 
-Values are NamedTuples of ints (and None for an empty message slot), so states hash the same
-in every process. Replica ids are 0..N-1 (shown as r1..rN); sets of replicas are bitmasks.
+Values are NamedTuples of ints and bools (an empty message slot is the empty tuple, never
+None: before Python 3.12 `hash(None)` depends on the process), so states hash the same in every
+process. Replica ids are 0..N-1 (shown as r1..rN); sets of replicas are bitmasks.
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from typing import NamedTuple
 
 from ..spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, members, replica_set
 
-__all__ = ["NONE", "NO_EPOCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest", "FetchResponse",
+__all__ = ["NONE", "NO_EPOCH", "NO_FETCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest", "FetchResponse",
            "Broker", "Controller", "Pending", "FetchState", "with_broker"]
+
+
+NO_FETCH = ()
+"""A follower's fetch slot with nothing in flight."""
 
 
 class FetchRequest(NamedTuple):
@@ -51,7 +56,7 @@ class Broker(NamedTuple):
     leader: int
     isr: int
     remote: tuple
-    fetch: FetchRequest | FetchResponse | None
+    fetch: FetchRequest | FetchResponse | tuple
     inbox: tuple
 
     @property
