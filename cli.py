@@ -96,12 +96,12 @@ def make_dir(path: Path | None) -> None:
             raise UserError(f"cannot create directory {path}: {exc.strerror}") from None
 
 
-def save_traces(result, model, trace_dir: Path) -> dict[str, str]:
-    """Save each counterexample of `result` as <model>-<variant>-<invariant>.json in
+def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]:
+    """Save each counterexample of `result` as <model>-<variant>-[<tag>-]<invariant>.json in
     `trace_dir`; returns invariant -> file."""
     files = {}
     for name, trace in result.violations.items():
-        path = trace_dir / f"{model.name}-{model.variant or 'default'}-{name}.json"
+        path = trace_dir / f"{model.name}-{model.variant or 'default'}-{tag + '-' if tag else ''}{name}.json"
         try:
             save_trace(trace, model, path)
         except OSError as exc:
@@ -308,13 +308,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_m
         raise Interrupted() from None
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):
-            slug = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
-            for name, trace in result.violations.items():
-                path = trace_dir / f"{model.name}-{model.variant or 'default'}-{slug}-{name}.json"
-                try:
-                    save_trace(trace, model, path)
-                except OSError as exc:
-                    raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+            save_traces(result, model, trace_dir, "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items()))
     names = [i.name for i in invariants]
     if as_json:
         click.echo(json.dumps(sweep_to_json(runs), indent=2))

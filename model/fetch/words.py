@@ -66,15 +66,21 @@ def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
     raise ValueError(f"unknown fetch action {kind!r}")
 
 
+def _role(r: int, b) -> str:
+    """'e1 leader', 'e0 follows r1', '- crashed'..."""
+    epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
+    role = "crashed" if not b.alive else "leader" if b.leader == r else \
+        "no leader" if b.leader == NONE else f"follows {replica_name(b.leader)}"
+    return f"{epoch} {role}"
+
+
 def broker_columns(state: FetchState) -> dict[str, list[str]]:
     """Each broker (log, LEO/HW/flushed, epoch and role, in-flight fetch) and the controller."""
     columns = {}
     for r, b in enumerate(state.brokers):
-        role = "DEAD" if not b.alive else ("leader, ISR " + isr_text(b.isr)) if b.leader == r else \
-            "no leader" if b.leader == NONE else f"follows {replica_name(b.leader)}"
-        epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
+        isr = f", ISR {isr_text(b.isr)}" if b.alive and b.leader == r else ""
         columns[replica_name(r)] = [log_text(b.log), f"LEO {b.leo} HW {b.hw} disk {b.flushed}/{b.checkpoint}",
-                                    f"{epoch} {role}", _message(b.fetch)]
+                                    _role(r, b) + isr, _message(b.fetch)]
     c = state.controller
     columns["controller"] = [f"e{c.epoch} leader {replica_name(c.leader)}", f"ISR {isr_text(c.isr)}",
                              f"dead {isr_text(c.offline)}"]
@@ -99,9 +105,6 @@ def broker_lanes(state: FetchState) -> dict[str, Lane]:
     it is up, and its in-flight FETCH or response as an arrow."""
     lanes = {}
     for r, b in enumerate(state.brokers):
-        role = "crashed" if not b.alive else "leader" if b.leader == r else \
-            "no leader" if b.leader == NONE else f"follows {replica_name(b.leader)}"
-        epoch = "-" if b.epoch < 0 else f"e{b.epoch}"
         lanes[replica_name(r)] = Lane(tuple(record_name(x) for x in b.log), b.hw, b.leo, b.alive and b.leader == r,
-                                      f"{epoch} {role}", b.flushed, b.alive, _arrow(b.fetch))
+                                      _role(r, b), b.flushed, b.alive, _arrow(b.fetch))
     return lanes
