@@ -26,3 +26,20 @@ class Invariant:
     def meaning(self) -> str:
         """What a violation of this invariant means, from the predicate's docstring."""
         return (self.holds.__doc__ or self.summary).strip()
+
+
+@dataclass(frozen=True)
+class StepProperty:
+    """A predicate over every step (state, action, next state) the search takes, for
+    properties about change rather than about one state ("a leader's HW never moves back").
+    Its counterexample ends with the step that breaks it."""
+
+    name: str
+    summary: str
+    holds: Callable[[State, tuple, State], bool]
+    needs_ghost: bool = False
+
+    @property
+    def meaning(self) -> str:
+        """What a violation of this property means, from the predicate's docstring."""
+        return (self.holds.__doc__ or self.summary).strip()

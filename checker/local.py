@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from .fingerprint import fingerprint
-from .invariant import Invariant
+from .invariant import Invariant, StepProperty
 from .model import Model, State
-from .path import trace_from_fingerprints
+from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
 from .stopping import keep_exploring
 
@@ -64,7 +64,8 @@ def explore(
     max_depth: int | None = None,
     on_level: Callable[[LevelStats, int], None] | None = None,
 ) -> CheckResult:
-    """Explore every state reachable from the model's initial states, breadth first.
+    """Explore every state reachable from the model's initial states, breadth first, checking
+    each invariant on every state and each step property (`StepProperty`) on every step.
 
     With `stop_at_first` the search ends after the first level at which any invariant fails
     (that level is finished, so counts do not depend on expansion order); otherwise it goes
@@ -77,12 +78,15 @@ def explore(
         return _explore(model, invariants, stop_at_first, max_depth, on_level)
 
 
-def _explore(model, invariants, stop_at_first, max_depth, on_level) -> CheckResult:
+def _explore(model, properties, stop_at_first, max_depth, on_level) -> CheckResult:
     started = time.perf_counter()
-    result = CheckResult(model.name, model.variant, dict(model.parameters()), "local", [i.name for i in invariants])
+    result = CheckResult(model.name, model.variant, dict(model.parameters()), "local", [i.name for i in properties])
+    invariants = [p for p in properties if not isinstance(p, StepProperty)]
+    step_properties = [p for p in properties if isinstance(p, StepProperty)]
     frontier = {fingerprint(s): s for s in model.initial_states()}
     parent: dict[int, int | None] = dict.fromkeys(frontier, ROOT)
     found = first_violations(frontier, invariants, {})
+    broken_steps: dict[str, tuple] = {}
     fired: Counter = Counter()
     new: Counter = Counter()
     depth = 0
@@ -91,13 +95,20 @@ def _explore(model, invariants, stop_at_first, max_depth, on_level) -> CheckResu
         on_level(result.levels[-1], len(frontier))
 
     exhausted = not frontier
-    while keep_exploring(exhausted=exhausted, found=found, invariant_count=len(invariants), stop_at_first=stop_at_first,
-                         depth=depth, max_depth=max_depth):
+    while keep_exploring(exhausted=exhausted, found={**found, **broken_steps}, invariant_count=len(properties),
+                         stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
         chosen: dict[int, tuple] = {}
         names = []
+        unbroken = [p for p in step_properties if p.name not in broken_steps]
+        level_broken: dict[str, tuple] = {}
         for fp, state in frontier.items():
             for action, succ in model.successors(state):
                 names.append(action[0])
+                for prop in unbroken:
+                    if not prop.holds(state, action, succ):
+                        best_step = level_broken.get(prop.name)
+                        if best_step is None or (fp, action) < best_step:
+                            level_broken[prop.name] = (fp, action)
                 succ_fp = hash(succ)
                 if succ_fp in parent:
                     continue
@@ -106,6 +117,7 @@ def _explore(model, invariants, stop_at_first, max_depth, on_level) -> CheckResu
                     chosen[succ_fp] = (fp, action, succ)
         fired.update(names)
         result.generated_states += len(names)
+        broken_steps.update(level_broken)
         if not chosen:
             exhausted = True
             break
@@ -124,11 +136,17 @@ def _explore(model, invariants, stop_at_first, max_depth, on_level) -> CheckResu
     result.distinct_states = len(parent)
     result.depth = depth
     result.actions = {name: ActionCount(fired[name], new[name]) for name in sorted(fired)}
-    for inv in invariants:
-        if inv.name in found:
-            path = [found[inv.name]]
-            while parent[path[-1]] is not ROOT:
-                path.append(parent[path[-1]])
-            result.violations[inv.name] = trace_from_fingerprints(model, inv.name, path[::-1])
+    def path_to(fp: int) -> list[int]:
+        path = [fp]
+        while parent[path[-1]] is not ROOT:
+            path.append(parent[path[-1]])
+        return path[::-1]
+
+    for prop in properties:
+        if prop.name in found:
+            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, path_to(found[prop.name]))
+        elif prop.name in broken_steps:
+            fp, action = broken_steps[prop.name]
+            result.violations[prop.name] = trace_ending_with_step(model, prop.name, path_to(fp), action)
     result.seconds = time.perf_counter() - started
     return result

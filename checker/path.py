@@ -24,3 +24,12 @@ def trace_from_fingerprints(model: Model, invariant: str, path: list[int]) -> Tr
                             key=lambda pair: pair[0])
         steps.append(Step(action, state))
     return Trace(model.name, model.variant, dict(model.parameters()), invariant, initial, tuple(steps))
+
+
+def trace_ending_with_step(model: Model, name: str, path: list[int], action) -> Trace:
+    """The trace along `path` (fingerprints, initial state first) followed by `action` from its
+    last state: the counterexample of a step property."""
+    trace = trace_from_fingerprints(model, name, path)
+    last = trace.states()[-1]
+    after = min((s for a, s in model.successors(last) if a == action), key=fingerprint)
+    return Trace(trace.model, trace.variant, trace.bounds, name, trace.initial, trace.steps + (Step(action, after),))

@@ -19,9 +19,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .fingerprint import fingerprint
-from .invariant import Invariant
+from .invariant import Invariant, StepProperty
 from .model import Model
-from .path import trace_from_fingerprints
+from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
 from .stopping import keep_exploring
 
@@ -83,8 +83,12 @@ def explore_spark(
 
     started = time.perf_counter()
     P = partitions or sc.defaultParallelism
-    result = CheckResult(model.name, model.variant, dict(model.parameters()), "spark", [i.name for i in invariants],
+    properties = list(invariants)
+    result = CheckResult(model.name, model.variant, dict(model.parameters()), "spark", [i.name for i in properties],
                          {"master": sc.master, "partitions": P})
+    invariants = [p for p in properties if not isinstance(p, StepProperty)]
+    step_properties = [p for p in properties if isinstance(p, StepProperty)]
+    broken_steps: dict[str, tuple] = {}
     kinds = model.action_kinds()
     states, level = _initial_level(sc, model, P)
     level = _materialise(level, reliable_checkpoints)
@@ -101,12 +105,14 @@ def explore_spark(
         on_level(result.levels[-1], frontier)
 
     exhausted = frontier == 0
-    while keep_exploring(exhausted=exhausted, found=found, invariant_count=len(invariants), stop_at_first=stop_at_first,
-                         depth=depth, max_depth=max_depth):
+    while keep_exploring(exhausted=exhausted, found={**found, **broken_steps}, invariant_count=len(properties),
+                         stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
         stats = sc.accumulator({}, KeyedDict())
         step = depth + 1
-        candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=list(invariants),
-                                                           partitions=P, level=step, stats=stats))
+        unbroken = [p for p in step_properties if p.name not in broken_steps]
+        candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=invariants,
+                                                           step_properties=unbroken, partitions=P, level=step,
+                                                           stats=stats))
                       .partitionBy(P, same_partition))
         following = _co_partitioned_union(level, candidates).mapPartitionsWithIndex(
             partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
@@ -120,6 +126,10 @@ def explore_spark(
         result.generated_states += generated
         fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
         frontier = sum(m.new for m in merged)
+        for prop in unbroken:
+            hits = [e.broken[prop.name] for e in expanded if prop.name in e.broken]
+            if hits:
+                broken_steps[prop.name] = min(hits)
         if frontier == 0:
             exhausted = True
             break
@@ -141,10 +151,13 @@ def explore_spark(
     result.depth = depth
     result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
                       for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
-    paths = _paths_to(sc, level, found, P)
-    for inv in invariants:
-        if inv.name in found:
-            result.violations[inv.name] = trace_from_fingerprints(model, inv.name, paths[inv.name])
+    paths = _paths_to(sc, level, {**found, **{name: fp for name, (fp, _) in broken_steps.items()}}, P)
+    for prop in properties:
+        if prop.name in found:
+            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, paths[prop.name])
+        elif prop.name in broken_steps:
+            result.violations[prop.name] = trace_ending_with_step(model, prop.name, paths[prop.name],
+                                                                  broken_steps[prop.name][1])
     level.unpersist()
     result.seconds = time.perf_counter() - started
     return result

@@ -49,12 +49,14 @@ class Candidates(NamedTuple):
 
 
 class ExpandStats(NamedTuple):
-    """One partition's expansion: successors generated, fired counts per action kind, and the
-    task's seconds of Python work."""
+    """One partition's expansion: successors generated, fired counts per action kind, the
+    task's seconds of Python work, and per broken step property the smallest (parent
+    fingerprint, action) of a step that breaks it."""
 
     generated: int
     fired: tuple
     seconds: float
+    broken: dict
 
 
 class MergeStats(NamedTuple):
@@ -99,17 +101,25 @@ def _task_start() -> float:
     return time.perf_counter()
 
 
-def expand(index, records, *, model, invariants, partitions, level, stats):
+def expand(index, records, *, model, invariants, step_properties, partitions, level, stats):
     """Map side of a level: every successor of this partition's frontier, grouped by owner.
-    Per successor it keeps the smallest (parent fingerprint, action), the local engine's rule."""
+    Per successor it keeps the smallest (parent fingerprint, action), the local engine's rule;
+    step properties are checked on every step, keeping the smallest breaking (parent, action)."""
     started = _task_start()
     best: dict[int, tuple] = {}
+    broken: dict[str, tuple] = {}
     names = []
     decode, successors = model.decode, model.successors
     for _, shard in records:
         for fp, data in zip(shard.frontier_fps.tolist(), shard.frontier):
-            for action, succ in successors(decode(data)):
+            state = decode(data)
+            for action, succ in successors(state):
                 names.append(action[0])
+                for prop in step_properties:
+                    if not prop.holds(state, action, succ):
+                        known_step = broken.get(prop.name)
+                        if known_step is None or (fp, action) < known_step:
+                            broken[prop.name] = (fp, action)
                 succ_fp = hash(succ)
                 known = best.get(succ_fp)
                 if known is None or fp < known[0] or (fp == known[0] and action < known[1]):
@@ -123,7 +133,7 @@ def expand(index, records, *, model, invariants, partitions, level, stats):
             yield target, _candidates(entries, kinds, model, invariants)
     fired = Counter(names)
     seconds = time.perf_counter() - started
-    stats.add({("expand", level, index): ExpandStats(len(names), tuple(fired[k] for k in kinds), seconds)})
+    stats.add({("expand", level, index): ExpandStats(len(names), tuple(fired[k] for k in kinds), seconds, broken)})
 
 
 def _candidates(entries, kinds, model, invariants) -> Candidates:

@@ -3,7 +3,7 @@ acknowledged or committed write be lost, and can replicas disagree?"""
 
 from __future__ import annotations
 
-from checker.invariant import Invariant
+from checker.invariant import Invariant, StepProperty
 from model.fetch.ghost import true_leader
 from model.fetch.state import NONE, FetchState, members
 
@@ -63,6 +63,18 @@ def hw_monotonic(state: FetchState) -> bool:
     return t is None or state.brokers[t].hw >= state.consumer_hw
 
 
+def leader_hw_never_decreases(before: FetchState, action: tuple, after: FetchState) -> bool:
+    """A replica that leads in the same epoch before and after a step has not lowered its HW.
+
+    A failure means a leader moved its HW backwards while it stayed leader: records consumers
+    could read would become invisible again without any failover. Kafka's leader only ever
+    raises its HW (on a produce append, a fetch, becoming leader, an ISR change)."""
+    for r, (b, a) in enumerate(zip(before.brokers, after.brokers)):
+        if b.alive and a.alive and b.leader == a.leader == r and b.epoch == a.epoch and a.hw < b.hw:
+            return False
+    return True
+
+
 def single_leader(state: FetchState) -> bool:
     """At most one live replica believes it leads in any given leader epoch.
 
@@ -111,6 +123,8 @@ INVARIANTS = (
     Invariant("acked-survives", "acknowledged writes stay in the true leader's log", acked_survives, True),
     Invariant("no-divergence", "no two replicas differ below both their HWs", no_divergence),
     Invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),
+    StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
+                 leader_hw_never_decreases),
     Invariant("single-leader", "at most one replica leads per epoch", single_leader),
     Invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr),
     Invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checker.invariant import Invariant
+from checker.invariant import Invariant, StepProperty
 from model.params import ModelError
 
 from . import fetch, spec, two_phase
@@ -10,14 +10,14 @@ from . import fetch, spec, two_phase
 _BY_MODEL = {"spec": spec.INVARIANTS, "fetch": fetch.INVARIANTS, "two-phase": two_phase.INVARIANTS}
 
 
-def invariants_for(model_name: str) -> dict[str, Invariant]:
+def invariants_for(model_name: str) -> dict[str, Invariant | StepProperty]:
     """Every invariant of the model, by name, in listing order (ModelError for an unknown model)."""
     if model_name not in _BY_MODEL:
         raise ModelError(f"unknown model {model_name!r} (choose from {', '.join(_BY_MODEL)})")
     return {inv.name: inv for inv in _BY_MODEL[model_name]}
 
 
-def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant]:
+def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant | StepProperty]:
     """The named invariants of the model (all of them when `names` is empty). An unknown name
     is a ModelError that lists the valid ones."""
     known = invariants_for(model_name)

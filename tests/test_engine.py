@@ -129,3 +129,31 @@ def test_two_phase_trace_for_a_broken_invariant():
     trace = result.violations["never-commits"]
     assert len(trace) == 6
     assert [step.action[0] for step in trace.steps][-2:] == ["TMCommit", "RMRcvCommitMsg"]
+
+
+def test_step_properties_get_shortest_traces_ending_with_the_step():
+    from checker.invariant import StepProperty
+
+    # "The TM never commits" as a property of steps: broken by the TMCommit step itself.
+    never = StepProperty("tm-never-commits", "no TMCommit step", lambda s, a, t: a[0] != "TMCommit")
+    model = build_model("two-phase", rms=2)
+    result = explore(model, [never])
+    trace = result.violations["tm-never-commits"]
+    kinds = [s.action[0] for s in trace.steps]
+    assert sorted(kinds[:4]) == ["RMPrepare", "RMPrepare", "TMRcvPrepared", "TMRcvPrepared"] and kinds[4] == "TMCommit"
+    states = trace.states()
+    assert all(t in [succ for a, succ in model.successors(s) if a == step.action]
+               for s, t, step in zip(states, states[1:], trace.steps))
+    shallower = explore(model, [never], max_depth=len(trace) - 1)
+    assert not shallower.violations
+
+
+def test_step_property_checked_on_steps_whose_target_another_step_also_reaches():
+    from checker.invariant import StepProperty
+
+    # With one RM, TMAbort then RMRcvAbortMsg breaks it; the state it reaches is also reached by
+    # TMAbort then RMChooseToAbort, and only one of the two steps is recorded as its route: step
+    # properties are checked on every step, not only on recorded routes.
+    prop = StepProperty("no-abort-message", "no RMRcvAbortMsg step", lambda s, a, t: a[0] != "RMRcvAbortMsg")
+    result = explore(build_model("two-phase", rms=1), [prop], stop_at_first=False)
+    assert [s.action[0] for s in result.violations["no-abort-message"].steps] == ["TMAbort", "RMRcvAbortMsg"]

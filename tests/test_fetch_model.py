@@ -26,8 +26,10 @@ KNOWN = [
     # KIP-279's story: after fast leader changes kip101 answers with the wrong epoch's end.
     ("no-divergence", {"flush": "async"}, "kip101", 21),
     *[("no-divergence", {"flush": "async"}, v, None) for v in ("kip279", "kip320")],
-    # KAFKA-2334: the HW consumers see goes backwards on failover, in every variant.
+    # KAFKA-2334: the HW consumers see goes backwards on failover, in every variant...
     *[("hw-monotonic", {}, v, 12) for v in ALL],
+    # ...while a leader never lowers its own HW as long as it stays leader (a step property).
+    *[("leader-hw-monotonic", {}, v, None) for v in ALL],
     # Configuration losses: acks=1 and unclean election lose data in every variant.
     *[("acked-survives", {"acks": "1"}, v, 5) for v in ALL],
     *[("committed-survives", {"unclean_leader_election": True}, v, 6) for v in ALL],

@@ -82,6 +82,19 @@ def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
     verify_trace(spark.violations["strong-isr"], model)
 
 
+def test_step_properties_match_local(sc):
+    from checker.invariant import StepProperty
+    from checker.spark import explore_spark
+
+    prop = StepProperty("tm-never-commits", "no TMCommit step", lambda s, a, t: a[0] != "TMCommit")
+    model = build_model("two-phase", rms=3)
+    same_results(explore_spark(sc, model, [prop], partitions=3), explore(model, [prop]))
+    fetch = build_model("fetch", "hw")
+    props = select("fetch", ["leader-hw-monotonic", "no-divergence"])
+    same_results(explore_spark(sc, fetch, props, partitions=2, stop_at_first=False),
+                 explore(fetch, props, stop_at_first=False))
+
+
 def test_max_depth_and_two_phase(sc):
     from checker.spark import explore_spark
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from checker.invariant import StepProperty
 from invariants.registry import invariants_for
 
 from .trace import Trace
@@ -14,7 +15,8 @@ class ReplayError(AssertionError):
 def verify_trace(trace: Trace, model) -> None:
     """Replay `trace` through `model`: the initial state must be one of the model's, each
     step's state must be a successor of the previous state under the step's action, and the
-    last state must violate the trace's invariant (no earlier state may). Raises ReplayError."""
+    last state (for a step property: the last step) must violate the trace's property, no
+    earlier one. Raises ReplayError."""
     if trace.initial not in model.initial_states():
         raise ReplayError("the initial state is not an initial state of the model")
     state = trace.initial
@@ -22,12 +24,18 @@ def verify_trace(trace: Trace, model) -> None:
         if (step.action, step.state) not in set(model.successors(state)):
             raise ReplayError(f"step {i} ({step.action[0]}) is not a successor of step {i - 1} under that action")
         state = step.state
-    holds = invariants_for(trace.model)[trace.invariant].holds
-    if holds(state):
-        raise ReplayError(f"the last state does not violate {trace.invariant}")
-    earlier = [i for i, s in enumerate(trace.states()[:-1]) if not holds(s)]
-    if earlier:
-        raise ReplayError(f"{trace.invariant} already fails at step {earlier[0]}: the trace is not minimal")
+    prop = invariants_for(trace.model)[trace.invariant]
+    states = trace.states()
+    if isinstance(prop, StepProperty):
+        broken = [i for i, step in enumerate(trace.steps, 1) if not prop.holds(states[i - 1], step.action, step.state)]
+        what = "step"
+    else:
+        broken = [i for i, s in enumerate(states) if not prop.holds(s)]
+        what = "state"
+    if not broken or broken[-1] != len(states) - 1:
+        raise ReplayError(f"the last {what} does not violate {trace.invariant}")
+    if len(broken) > 1:
+        raise ReplayError(f"{trace.invariant} already fails at step {broken[0]}: the trace is not minimal")
 
 
 def walk(model, actions: list[tuple]) -> list:
