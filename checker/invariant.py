@@ -43,3 +43,14 @@ class StepProperty:
     def meaning(self) -> str:
         """What a violation of this property means, from the predicate's docstring."""
         return (self.holds.__doc__ or self.summary).strip()
+
+
+def record_broken_steps(properties, parent_fp: int, before: State, action: tuple, after: State, broken: dict) -> None:
+    """For each step property that the step (before, action, after) breaks, keep in `broken`
+    the smallest (parent fingerprint, action) seen so far: the engines' deterministic choice of
+    which breaking step to report."""
+    for prop in properties:
+        if not prop.holds(before, action, after):
+            known = broken.get(prop.name)
+            if known is None or (parent_fp, action) < known:
+                broken[prop.name] = (parent_fp, action)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from .fingerprint import fingerprint
-from .invariant import Invariant, StepProperty
+from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
 from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
@@ -104,11 +104,8 @@ def _explore(model, properties, stop_at_first, max_depth, on_level) -> CheckResu
         for fp, state in frontier.items():
             for action, succ in model.successors(state):
                 names.append(action[0])
-                for prop in unbroken:
-                    if not prop.holds(state, action, succ):
-                        best_step = level_broken.get(prop.name)
-                        if best_step is None or (fp, action) < best_step:
-                            level_broken[prop.name] = (fp, action)
+                if unbroken:
+                    record_broken_steps(unbroken, fp, state, action, succ, level_broken)
                 succ_fp = hash(succ)
                 if succ_fp in parent:
                     continue

@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from pyspark.accumulators import AccumulatorParam
 
+from .invariant import record_broken_steps
+
 
 class Shard(NamedTuple):
     """What one partition owns after a level (see the module docstring)."""
@@ -115,11 +117,8 @@ def expand(index, records, *, model, invariants, step_properties, partitions, le
             state = decode(data)
             for action, succ in successors(state):
                 names.append(action[0])
-                for prop in step_properties:
-                    if not prop.holds(state, action, succ):
-                        known_step = broken.get(prop.name)
-                        if known_step is None or (fp, action) < known_step:
-                            broken[prop.name] = (fp, action)
+                if step_properties:
+                    record_broken_steps(step_properties, fp, state, action, succ, broken)
                 succ_fp = hash(succ)
                 known = best.get(succ_fp)
                 if known is None or fp < known[0] or (fp == known[0] and action < known[1]):
