@@ -266,11 +266,13 @@ def parse_values(param, text: str) -> list:
               help="invariant to check (repeatable; default for fetch: acked-survives and committed-survives)")
 @click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="keep each shortest loss here, named by variant, configuration and invariant")
+@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
+              help="also render each kept trace (needs --trace-dir)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
 @click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")
 @engine_options
-def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_markdown, engine, master, partitions,
-                  work_dir, **settings):
+def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
+                  partitions, work_dir, **settings):
     """Check every combination of the given settings: which configurations can lose
     acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
     kind = MODELS.get(model_name)
@@ -278,6 +280,8 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_m
         raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
+    if render_format and trace_dir is None:
+        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
     params = {p.key: p for p in kind.params}
     choices = {}
     for key, text in settings.items():
@@ -308,7 +312,10 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, as_json, as_m
         raise Interrupted() from None
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):
-            save_traces(result, model, trace_dir, "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items()))
+            tag = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
+            for path in save_traces(result, model, trace_dir, tag).values():
+                if render_format:
+                    render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     names = [i.name for i in invariants]
     if as_json:
         click.echo(json.dumps(sweep_to_json(runs), indent=2))

@@ -55,6 +55,12 @@ def test_losses_are_kept_as_traces(example):
     assert len(list(folder.glob("fetch-kip320-*.json"))) == losses
 
 
+def test_rendered_losses(tmp_path):
+    result = run_cli("sweep", "--acks", "1", "--engine", "local", "--trace-dir", str(tmp_path), "--render", "svg")
+    assert result.exit_code == 0
+    assert [p.name for p in tmp_path.glob("*.lanes.svg")] == ["fetch-kip320-acks=1-acked-survives.lanes.svg"]
+
+
 def test_markdown_and_bad_settings():
     result = run_cli("sweep", "--acks", "1", "--engine", "local", "--markdown")
     assert result.exit_code == 0
