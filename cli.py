@@ -380,7 +380,8 @@ def list_models():
                 console.print(f"    [cyan]{name}[/]{default}: {meaning}")
         console.print("  parameters:")
         for p in kind.params:
-            console.print(f"    --{p.name} ({p.domain}, default {p.default}): {p.help}")
+            default = ("on" if p.default else "off") if p.kind == "flag" else p.default
+            console.print(f"    --{p.name} ({p.domain}, default {default}): {p.help}")
         console.print("  invariants:")
         for inv in invariants_for(kind.name).values():
             console.print(f"    [cyan]{inv.name}[/]: {inv.summary}")

@@ -121,7 +121,7 @@ def strong_isr(state: FetchState) -> bool:
 INVARIANTS = (
     Invariant("committed-survives", "committed records stay in the true leader's log", committed_survives, True),
     Invariant("acked-survives", "acknowledged writes stay in the true leader's log", acked_survives, True),
-    Invariant("no-divergence", "no two replicas differ below both their HWs", no_divergence),
+    Invariant("no-divergence", "no two replicas in one epoch differ below both their HWs", no_divergence),
     Invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),
     StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
                  leader_hw_never_decreases),
