@@ -89,6 +89,7 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
                                     f"(see {log_dir / 'spark.log'})") from None
         previous = signal.signal(signal.SIGINT, signal.default_int_handler) if _main_thread() else None
         py4j_log = _quiet_py4j(log_dir)
+        _quiet_accumulator_server(sc)
         try:
             yield sc
         except KeyboardInterrupt:
@@ -116,6 +117,15 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
 
 def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
+
+
+def _quiet_accumulator_server(sc) -> None:
+    """PySpark's accumulator server prints a traceback to stderr when the JVM closes its
+    connection mid-update, which is what Ctrl-C does; log it to python.log instead."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is not None:
+        server.handle_error = lambda request, address: logging.getLogger("replcheck.spark").warning(
+            "accumulator connection from the JVM closed", exc_info=True)
 
 
 def _quiet_py4j(log_dir: Path) -> logging.Handler:
