@@ -126,6 +126,11 @@ def expand(index, records, *, model, invariants, step_properties, partitions, le
     buckets: list[list] = [[] for _ in range(partitions)]
     for succ_fp, entry in best.items():
         buckets[succ_fp % partitions].append((succ_fp, entry))
+    # Successors this partition owns and has already visited need no encoding and no shipping.
+    own = buckets[index]
+    if own:
+        known = _visited(shard.visited, np.fromiter((fp for fp, _ in own), np.int64, len(own)))
+        buckets[index] = [entry for entry, seen in zip(own, known.tolist()) if not seen]
     kinds = {name: i for i, name in enumerate(model.action_kinds())}
     for target, entries in enumerate(buckets):
         if entries:
@@ -133,6 +138,15 @@ def expand(index, records, *, model, invariants, step_properties, partitions, le
     fired = Counter(names)
     seconds = time.perf_counter() - started
     stats.add({("expand", level, index): ExpandStats(len(names), tuple(fired[k] for k in kinds), seconds, broken)})
+
+
+def _visited(visited: np.ndarray, fps: np.ndarray) -> np.ndarray:
+    """Which of `fps` are in the sorted array `visited` (a boolean mask)."""
+    at = np.searchsorted(visited, fps)
+    seen = np.zeros(len(fps), bool)
+    inside = at < len(visited)
+    seen[inside] = visited[at[inside]] == fps[inside]
+    return seen
 
 
 def _candidates(entries, kinds, model, invariants) -> Candidates:
@@ -182,15 +196,13 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
     first[1:] = sorted_fps[1:] != sorted_fps[:-1]
     chosen = order[first]
     # Drop what this partition has already visited.
-    at = np.searchsorted(shard.visited, fps[chosen])
-    seen = np.zeros(len(chosen), bool)
-    inside = at < len(shard.visited)
-    seen[inside] = shard.visited[at[inside]] == fps[chosen][inside]
+    seen = _visited(shard.visited, fps[chosen])
     new = chosen[~seen]
     new_fps, new_parents = fps[new], parents[new]
     # Both sides are sorted (chosen follows fingerprint order): a linear insert keeps them so.
-    visited = np.insert(shard.visited, at[~seen], new_fps)
-    visited_parents = np.insert(shard.parents, at[~seen], new_parents)
+    at = np.searchsorted(shard.visited, new_fps)
+    visited = np.insert(shard.visited, at, new_fps)
+    visited_parents = np.insert(shard.parents, at, new_parents)
     violations = {}
     for bit in range(invariant_count):
         hit = new_fps[(masks[new] >> bit) & 1 == 1]
