@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -87,6 +88,40 @@ def engine_options(func):
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
 
+@contextmanager
+def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str):
+    """Yield (explore, on_level): the engine's explore function and a progress callback. An
+    engine that cannot start is a one-line UserError; Ctrl-C is Interrupted (exit 130)."""
+    try:
+        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
+                level_progress(f"{label} ({engine})") as on_level:
+            yield explore, on_level
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise Interrupted() from None
+
+
+def report_options(trace_help: str):
+    """--trace-dir, --render, --json and --markdown, shared by compare and sweep."""
+    def decorate(func):
+        func = click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")(func)
+        func = click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")(func)
+        func = click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
+                            help="also render each kept trace (needs --trace-dir)")(func)
+        return click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                            help=trace_help)(func)
+    return decorate
+
+
+def check_report_options(as_json: bool, as_markdown: bool, render_format: str | None, trace_dir: Path | None) -> None:
+    """Refuse contradictory output options with a one-line UserError."""
+    if as_json and as_markdown:
+        raise UserError("choose one of --json and --markdown")
+    if render_format and trace_dir is None:
+        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
+
+
 def make_dir(path: Path | None) -> None:
     """Create an output directory (if one was asked for); UserError when that is impossible."""
     if path is not None:
@@ -142,14 +177,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     make_dir(trace_dir)
 
     label = f"{model.name} {model.variant or ''}".strip()
-    try:
-        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
-                level_progress(f"{label} ({engine})") as on_level:
-            result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
-    except EngineUnavailable as exc:
-        raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise Interrupted() from None
+    with search(engine, master, partitions, work_dir, label) as (explore, on_level):
+        result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
 
     trace_files = save_traces(result, model, trace_dir) if trace_dir is not None else {}
 
@@ -171,12 +200,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 @bound_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant to check (repeatable; default: all of the model's)")
-@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
-@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
-              help="also render each kept counterexample (needs --trace-dir)")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
-@click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")
+@report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
             partitions, work_dir, **bounds):
@@ -188,10 +212,7 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     if not kind.variants:
         raise UserError(f"model {model_name} has no variants to compare")
     chosen = [v.strip() for v in variants.split(",") if v.strip()] if variants else list(kind.variants)
-    if as_json and as_markdown:
-        raise UserError("choose one of --json and --markdown")
-    if render_format and trace_dir is None:
-        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
+    check_report_options(as_json, as_markdown, render_format, trace_dir)
     try:
         invariants = select(model_name, invariant_names)
         ghost = any(i.needs_ghost for i in invariants)
@@ -200,14 +221,8 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
 
-    try:
-        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
-                level_progress(f"{model_name} ({engine})") as on_level:
-            results = compare_variants(explore, models.__getitem__, chosen, invariants, lambda v: on_level)
-    except EngineUnavailable as exc:
-        raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise Interrupted() from None
+    with search(engine, master, partitions, work_dir, model_name) as (explore, on_level):
+        results = compare_variants(explore, models, invariants, on_level)
 
     trace_files, pictures = {}, {}
     if trace_dir is not None:
@@ -264,12 +279,7 @@ def parse_values(param, text: str) -> list:
 @sweep_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant to check (repeatable; default for fetch: acked-survives and committed-survives)")
-@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="keep each shortest loss here, named by variant, configuration and invariant")
-@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
-              help="also render each kept trace (needs --trace-dir)")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
-@click.option("--markdown", "as_markdown", is_flag=True, help="print the table as Markdown")
+@report_options("keep each shortest loss here, named by variant, configuration and invariant")
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
                   partitions, work_dir, **settings):
@@ -278,10 +288,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
     kind = MODELS.get(model_name)
     if kind is None:
         raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
-    if as_json and as_markdown:
-        raise UserError("choose one of --json and --markdown")
-    if render_format and trace_dir is None:
-        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
+    check_report_options(as_json, as_markdown, render_format, trace_dir)
     params = {p.key: p for p in kind.params}
     choices = {}
     for key, text in settings.items():
@@ -300,16 +307,8 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
-    built = {id(config): model for config, model in zip(configs, models)}
-    try:
-        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
-                level_progress(f"{model_name} sweep ({engine})") as on_level:
-            runs = sweep(lambda m, inv, **kw: explore(m, inv, on_level=on_level, **kw), lambda c: built[id(c)],
-                         configs, invariants)
-    except EngineUnavailable as exc:
-        raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise Interrupted() from None
+    with search(engine, master, partitions, work_dir, f"{model_name} sweep") as (explore, on_level):
+        runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):
             tag = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())

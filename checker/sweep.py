@@ -14,8 +14,8 @@ def configurations(choices: dict[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in product(*(choices[n] for n in names))]
 
 
-def sweep(explore: Callable, build: Callable[[dict[str, Any]], Any], configs: list[dict[str, Any]],
-          invariants: Sequence) -> list[tuple[dict[str, Any], CheckResult]]:
-    """Explore the model built for each configuration (to the end, or until every invariant is
+def sweep(explore: Callable, models: list[tuple[dict[str, Any], Any]], invariants: Sequence,
+          on_level: Callable | None = None) -> list[tuple[dict[str, Any], CheckResult]]:
+    """Explore each (configuration, model) pair (to the end, or until every invariant is
     violated) and pair each configuration with its result."""
-    return [(config, explore(build(config), invariants, stop_at_first=False)) for config in configs]
+    return [(config, explore(model, invariants, stop_at_first=False, on_level=on_level)) for config, model in models]
