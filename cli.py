@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import click
@@ -18,7 +19,8 @@ from rich.table import Table
 
 from checker.engines import ENGINES, engine_session
 from checker.java import EngineUnavailable
-from checker.progress import level_progress
+from checker.progress import level_progress, prepare_kernels
+from checker.symmetry_choice import choose_symmetry
 from checker.compare import compare_variants
 from checker.sweep import configurations, sweep
 from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
@@ -76,7 +78,10 @@ def bound_options(func):
 
 
 def engine_options(func):
-    """--engine, --master, --partitions and --work-dir."""
+    """--engine, --master, --partitions, --work-dir and --symmetry."""
+    func = click.option("--symmetry/--no-symmetry", default=None,
+                        help="store one state per orbit under renaming replicas (default: on whenever every checked "
+                             "property is symmetric; counts are then orbits, as TLC's SYMMETRY)")(func)
     func = click.option("--work-dir", default=None, metavar="PATH",
                         help="spark: checkpoint every level here (any path Spark reaches: local, hdfs://, s3a://); "
                              "default: executor-local checkpoints")(func)
@@ -88,14 +93,29 @@ def engine_options(func):
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
 
+def symmetry_for(models, invariants, asked: bool | None) -> bool:
+    """Whether to use symmetry reduction (see `checker.symmetry_choice`); a notice goes to stderr."""
+    try:
+        chosen, notice = choose_symmetry(models, invariants, asked)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    if notice:
+        Console(stderr=True).print(notice, highlight=False)
+    return chosen
+
+
 @contextmanager
-def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str):
-    """Yield (explore, on_level): the engine's explore function and a progress callback. An
-    engine that cannot start is a one-line UserError; Ctrl-C is Interrupted (exit 130)."""
+def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str, models=(),
+           symmetry: bool = False):
+    """Yield (explore, on_level): the engine's explore function (with `symmetry` applied) and a
+    progress callback. The first use of a model's compiled kernel on this machine shows as a
+    compile step. An engine that cannot start is a one-line UserError; Ctrl-C is Interrupted
+    (exit 130)."""
     try:
         with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
                 level_progress(f"{label} ({engine})") as on_level:
-            yield explore, on_level
+            prepare_kernels(models)
+            yield partial(explore, symmetry=symmetry), on_level
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
@@ -164,7 +184,7 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @engine_options
 def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, engine, master, partitions,
-          work_dir, **bounds):
+          work_dir, symmetry, **bounds):
     """Explore every reachable state of a model and check its invariants.
 
     Exits 0 when every invariant holds, 1 when one is violated.
@@ -177,7 +197,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     make_dir(trace_dir)
 
     label = f"{model.name} {model.variant or ''}".strip()
-    with search(engine, master, partitions, work_dir, label) as (explore, on_level):
+    symmetric = symmetry_for([model], invariants, symmetry)
+    with search(engine, master, partitions, work_dir, label, [model], symmetric) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
 
     trace_files = save_traces(result, model, trace_dir) if trace_dir is not None else {}
@@ -203,7 +224,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, **bounds):
+            partitions, work_dir, symmetry, **bounds):
     """Compare protocol variants side by side: every invariant under every variant, explored to
     the end under the same bounds. Exits 0 once the comparison is made, whatever the verdicts."""
     kind = MODELS.get(model_name)
@@ -221,7 +242,8 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
 
-    with search(engine, master, partitions, work_dir, model_name) as (explore, on_level):
+    symmetric = symmetry_for(list(models.values()), invariants, symmetry)
+    with search(engine, master, partitions, work_dir, model_name, models.values(), symmetric) as (explore, on_level):
         results = compare_variants(explore, models, invariants, on_level)
 
     trace_files, pictures = {}, {}
@@ -282,7 +304,7 @@ def parse_values(param, text: str) -> list:
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-                  partitions, work_dir, **settings):
+                  partitions, work_dir, symmetry, **settings):
     """Check every combination of the given settings: which configurations can lose
     acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
     kind = MODELS.get(model_name)
@@ -307,7 +329,8 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
-    with search(engine, master, partitions, work_dir, f"{model_name} sweep") as (explore, on_level):
+    symmetric = symmetry_for(models, invariants, symmetry)
+    with search(engine, master, partitions, work_dir, f"{model_name} sweep", models, symmetric) as (explore, on_level):
         runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):

@@ -1,4 +1,8 @@
-"""Choosing an engine: `local` (one Python process) or `spark` (PySpark, any master)."""
+"""Choosing an engine: `local` (one process) or `spark` (PySpark, any master).
+
+Each engine runs a model's compiled kernel when it has one (`checker.kernel`), and otherwise
+the plain Python search over readable states.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +17,11 @@ ENGINES = ("spark", "local")
 @contextmanager
 def engine_session(engine: str, *, master: str = "local[*]", partitions: int | None = None,
                    work_dir: str | None = None):
-    """Yield an `explore(model, invariants, stop_at_first=..., max_depth=..., on_level=...)`
-    function running on the named engine; one Spark context serves every call in the block.
-    Spark options (`master`, `partitions`, `work_dir` for reliable checkpoints on storage every
-    executor reaches) are ignored by `local`. Raises checker.java.EngineUnavailable when Spark
-    cannot start."""
+    """Yield an `explore(model, invariants, stop_at_first=..., max_depth=..., on_level=...,
+    symmetry=...)` function running on the named engine; one Spark context serves every call
+    in the block. Spark options (`master`, `partitions`, `work_dir` for reliable checkpoints on
+    storage every executor reaches) are ignored by `local`. Raises checker.java.EngineUnavailable
+    when Spark cannot start."""
     if engine == "local":
         yield explore
         return

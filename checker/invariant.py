@@ -21,11 +21,16 @@ class Invariant:
     summary: str
     holds: Callable[[State], bool]
     needs_ghost: bool = False
+    symmetric: bool = True
+    """Renaming replicas never changes the verdict, so symmetry reduction may be used."""
+    kernel: Callable | None = None
+    """For a model with a compiled kernel: the predicate over packed rows, (row, layout) ->
+    bool. `holds` is then derived from it by encoding, never written twice."""
 
     @property
     def meaning(self) -> str:
         """What a violation of this invariant means, from the predicate's docstring."""
-        return (self.holds.__doc__ or self.summary).strip()
+        return ((self.kernel or self.holds).__doc__ or self.summary).strip()
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,8 @@ class StepProperty:
     summary: str
     holds: Callable[[State, tuple, State], bool]
     needs_ghost: bool = False
+    symmetric: bool = True
+    """Renaming replicas never changes the verdict, so symmetry reduction may be used."""
 
     @property
     def meaning(self) -> str:

@@ -1,5 +1,8 @@
 """The local engine: breadth-first search in one Python process.
 
+A model with a compiled kernel is explored by `checker.kernel.search`; the search below is
+the plain one, over readable states, for the other models. Both follow the same rules.
+
 Exploration goes level by level, so the first level at which an invariant fails gives its
 shortest counterexample. Like TLC, the engine remembers visited states by 64-bit fingerprint
 only (see `checker.fingerprint`), each with the fingerprint of its chosen parent; full states
@@ -63,6 +66,7 @@ def explore(
     stop_at_first: bool = True,
     max_depth: int | None = None,
     on_level: Callable[[LevelStats, int], None] | None = None,
+    symmetry: bool = False,
 ) -> CheckResult:
     """Explore every state reachable from the model's initial states, breadth first, checking
     each invariant on every state and each step property (`StepProperty`) on every step.
@@ -72,8 +76,16 @@ def explore(
     on, to the end or until every invariant has failed, and reports the shortest trace of
     every failing invariant. `max_depth`
     bounds the search to that many transitions. `on_level(stats, frontier_size)` is called
-    after each level (progress display).
+    after each level (progress display). With `symmetry` one state per orbit under replica
+    renaming is stored (models with a kernel only).
     """
+    if getattr(model, "kernel", None) is not None:
+        from .kernel.search import explore_kernel
+
+        return explore_kernel(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level,
+                              symmetry=symmetry)
+    if symmetry:
+        raise ValueError(f"model {model.name} has no symmetry reduction")
     with gc_paused():
         return _explore(model, invariants, stop_at_first, max_depth, on_level)
 

@@ -13,6 +13,29 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from .result import LevelStats
 
 
+def prepare_kernels(models) -> None:
+    """Compile (or load) the compiled kernel of each model that has one before its search, with
+    a notice on stderr when this machine compiles it for the first time (tens of seconds)."""
+    seen = set()
+    for model in models:
+        kernel = getattr(model, "kernel", None)
+        if kernel is None or kernel.module in seen:
+            continue
+        seen.add(kernel.module)
+        from .kernel.warm import is_compiled, warm_up
+
+        console = Console(stderr=True)
+        if is_compiled(kernel):
+            warm_up(kernel, model.initial_states()[0])
+            continue
+        message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "
+                   "about half a minute)")
+        if not console.is_terminal:
+            console.print(message, highlight=False)
+        with console.status(message):
+            warm_up(kernel, model.initial_states()[0])
+
+
 @contextmanager
 def level_progress(label: str):
     """Yield an `on_level(stats, frontier)` callback that updates a progress line."""

@@ -29,7 +29,9 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
         "engine": result.engine,
         "engine_options": result.engine_options,
         "complete": result.complete,
+        "symmetry": result.symmetry,
         "distinct_states": result.distinct_states,
+        "fingerprint_collision_probability": result.collision_probability,
         "generated_states": result.generated_states,
         "depth": result.depth,
         "seconds": round(result.seconds, 3),
@@ -53,10 +55,12 @@ def summary_table(result: CheckResult) -> Table:
     options = ", ".join(f"{k} {v}" for k, v in result.engine_options.items())
     table.add_row("engine", result.engine + (f" ({options})" if options else ""))
     table.add_row("search", "complete" if result.complete else "stopped at the first violation")
-    table.add_row("distinct states", f"{result.distinct_states:,}")
+    orbits = " (one per orbit under replica renaming)" if result.symmetry else ""
+    table.add_row("distinct states", f"{result.distinct_states:,}{orbits}")
     table.add_row("generated states", f"{result.generated_states:,}")
     table.add_row("depth", f"{result.depth} transitions")
     table.add_row("time", f"{result.seconds:.2f} s ({result.states_per_second:,.0f} distinct states/s)")
+    table.add_row("fingerprints", f"64-bit, collision probability {result.collision_probability:.1e}")
     return table
 
 

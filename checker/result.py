@@ -46,6 +46,8 @@ class CheckResult:
     engine: str
     invariants: list[str]
     engine_options: dict = field(default_factory=dict)
+    symmetry: bool = False
+    """One state per orbit under replica renaming was stored: `distinct_states` counts orbits."""
     distinct_states: int = 0
     generated_states: int = 0
     depth: int = 0
@@ -59,6 +61,13 @@ class CheckResult:
     def states_per_second(self) -> float:
         """Distinct states found per second of search."""
         return self.distinct_states / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def collision_probability(self) -> float:
+        """TLC's optimistic estimate of the chance that two distinct states shared a 64-bit
+        fingerprint, so that one of them was never explored."""
+        n = self.distinct_states
+        return n * (n - 1) / 2 / 2.0 ** 64
 
     def verdict(self, invariant: str) -> str:
         """'violated', 'holds' (only after a complete search) or 'unknown'."""

@@ -24,18 +24,31 @@ from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
 from .stopping import keep_exploring
+from .kernel.symmetry import permutations
+from .kernel.traces import Reducer, trace_to
 
 
-def _initial_level(sc, model, partitions):
-    """Level 0: the initial states, each owned by its fingerprint's partition, as its own parent."""
+def _initial_level(sc, model, partitions, reducer):
+    """Level 0: the initial states (packed orbit representatives for a kernel model), each owned
+    by its fingerprint's partition, as its own parent."""
     from .spark_tasks import Shard, owner, same_partition
 
-    states = {fingerprint(s): s for s in model.initial_states()}
+    if reducer is None:
+        states = {fingerprint(s): s for s in model.initial_states()}
+        encode = model.encode
+    else:
+        rows = [reducer.representative(model.kernel.encode(s)) for s in model.initial_states()]
+        states = {reducer.fingerprint(row): row for row in rows}
+        encode = None
     shards = []
     for p in range(partitions):
         fps = sorted(fp for fp in states if owner(fp, partitions) == p)
         array = np.array(fps, dtype=np.int64)
-        shards.append((p, Shard(array, array.copy(), array.copy(), [model.encode(states[fp]) for fp in fps])))
+        if encode is None:
+            frontier = np.array([states[fp] for fp in fps], np.int8).reshape(len(fps), model.kernel.width)
+        else:
+            frontier = [encode(states[fp]) for fp in fps]
+        shards.append((p, Shard(array, array.copy(), array.copy(), frontier)))
     return states, sc.parallelize(shards, partitions).partitionBy(partitions, same_partition)
 
 
@@ -75,26 +88,45 @@ def explore_spark(
     max_depth: int | None = None,
     on_level: Callable[[LevelStats, int], None] | None = None,
     reliable_checkpoints: bool = False,
+    symmetry: bool = False,
 ) -> CheckResult:
     """Explore like `checker.local.explore`, on the SparkContext `sc` with `partitions` shards
     (default: the context's default parallelism). `reliable_checkpoints` checkpoints each level
-    to the context's checkpoint directory instead of executor-local storage."""
-    from .spark_tasks import KeyedDict, expand, merge, same_partition
+    to the context's checkpoint directory instead of executor-local storage. A model with a
+    compiled kernel is expanded by that kernel on the executors, one state per orbit under
+    replica renaming with `symmetry` (which needs a kernel)."""
+    from .spark_tasks import KeyedDict, expand, expand_kernel, merge, same_partition
 
     started = time.perf_counter()
     P = partitions or sc.defaultParallelism
     properties = list(invariants)
+    kernel = getattr(model, "kernel", None)
     result = CheckResult(model.name, model.variant, dict(model.parameters()), "spark", [i.name for i in properties],
-                         {"master": sc.master, "partitions": P})
+                         {"master": sc.master, "partitions": P}, symmetry=symmetry)
     invariants = [p for p in properties if not isinstance(p, StepProperty)]
     step_properties = [p for p in properties if isinstance(p, StepProperty)]
     broken_steps: dict[str, tuple] = {}
-    kinds = model.action_kinds()
-    states, level = _initial_level(sc, model, P)
+    if symmetry and kernel is None:
+        raise ValueError(f"model {model.name} has no symmetry reduction")
+    if kernel is not None:
+        reducer = Reducer(kernel, permutations(kernel.replicas, symmetry))
+        kinds = kernel.action_kinds
+        invariant_bits = {kernel.invariant_names.index(p.name): p for p in invariants}
+        step_bits = {kernel.step_property_names.index(p.name): p for p in step_properties}
+        inv_mask, step_mask = sum(1 << b for b in invariant_bits), sum(1 << b for b in step_bits)
+    else:
+        reducer = None
+        kinds = model.action_kinds()
+        invariant_bits = dict(enumerate(invariants))
+    states, level = _initial_level(sc, model, P, reducer)
     level = _materialise(level, reliable_checkpoints)
     found: dict[str, int] = {}
     for inv in invariants:
-        bad = [fp for fp, s in states.items() if not inv.holds(s)]
+        if kernel is not None:
+            bit = kernel.invariant_names.index(inv.name)
+            bad = [fp for fp, row in states.items() if kernel.search.violations(row, kernel.layout, 1 << bit)]
+        else:
+            bad = [fp for fp, s in states.items() if not inv.holds(s)]
         if bad:
             found[inv.name] = min(bad)
     fired = np.zeros(len(kinds), np.int64)
@@ -110,12 +142,16 @@ def explore_spark(
         stats = sc.accumulator({}, KeyedDict())
         step = depth + 1
         unbroken = [p for p in step_properties if p.name not in broken_steps]
-        candidates = (level.mapPartitionsWithIndex(partial(expand, model=model, invariants=invariants,
-                                                           step_properties=unbroken, partitions=P, level=step,
-                                                           stats=stats))
-                      .partitionBy(P, same_partition))
+        if kernel is not None:
+            expand_task = partial(expand_kernel, model=model, invariant_mask=inv_mask, step_mask=step_mask,
+                                  symmetry=symmetry, partitions=P, level=step, stats=stats)
+        else:
+            expand_task = partial(expand, model=model, invariants=invariants, step_properties=unbroken, partitions=P,
+                                  level=step, stats=stats)
+        candidates = level.mapPartitionsWithIndex(expand_task).partitionBy(P, same_partition)
         following = _co_partitioned_union(level, candidates).mapPartitionsWithIndex(
-            partial(merge, kinds=len(kinds), invariant_count=len(invariants), level=step, stats=stats),
+            partial(merge, kinds=len(kinds), invariant_count=max(invariant_bits, default=-1) + 1, level=step,
+                    stats=stats),
             preservesPartitioning=True)
         following = _materialise(following, reliable_checkpoints)
         level.unpersist()
@@ -126,9 +162,9 @@ def explore_spark(
         result.generated_states += generated
         fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
         frontier = sum(m.new for m in merged)
-        for prop in unbroken:
-            hits = [e.broken[prop.name] for e in expanded if prop.name in e.broken]
-            if hits:
+        for key, prop in (step_bits.items() if kernel is not None else ((p.name, p) for p in unbroken)):
+            hits = [e.broken[key] for e in expanded if key in e.broken]
+            if hits and prop.name not in broken_steps:
                 broken_steps[prop.name] = min(hits)
         if frontier == 0:
             exhausted = True
@@ -136,7 +172,7 @@ def explore_spark(
         depth = step
         distinct = sum(m.visited for m in merged)
         new_by_kind += np.sum([m.new_by_kind for m in merged], axis=0, dtype=np.int64)
-        for bit, inv in enumerate(invariants):
+        for bit, inv in invariant_bits.items():
             hits = [m.violations[bit] for m in merged if bit in m.violations]
             if hits and inv.name not in found:
                 found[inv.name] = min(hits)
@@ -153,7 +189,12 @@ def explore_spark(
                       for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
     paths = _paths_to(sc, level, {**found, **{name: fp for name, (fp, _) in broken_steps.items()}}, P)
     for prop in properties:
-        if prop.name in found:
+        if kernel is not None and prop.name in found:
+            result.violations[prop.name] = trace_to(model, reducer, prop.name, paths[prop.name])
+        elif kernel is not None and prop.name in broken_steps:
+            result.violations[prop.name] = trace_to(model, reducer, prop.name, paths[prop.name],
+                                                    kernel.step_property_names.index(prop.name))
+        elif prop.name in found:
             result.violations[prop.name] = trace_from_fingerprints(model, prop.name, paths[prop.name])
         elif prop.name in broken_steps:
             result.violations[prop.name] = trace_ending_with_step(model, prop.name, paths[prop.name],

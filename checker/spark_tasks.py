@@ -31,23 +31,24 @@ from .invariant import record_broken_steps
 
 
 class Shard(NamedTuple):
-    """What one partition owns after a level (see the module docstring)."""
+    """What one partition owns after a level (see the module docstring). The frontier is a
+    list of encoded states, or, for a model with a compiled kernel, an array of packed rows."""
 
     visited: np.ndarray
     parents: np.ndarray
     frontier_fps: np.ndarray
-    frontier: list
+    frontier: list | np.ndarray
 
 
 class Candidates(NamedTuple):
     """Successors bound for one partition: fingerprint, chosen parent fingerprint, action kind
-    index, bitmask of violated invariants, and encoded state."""
+    index, bitmask of violated invariants, and encoded state (packed rows for a kernel)."""
 
     fps: np.ndarray
     parents: np.ndarray
     kinds: np.ndarray
     violations: np.ndarray
-    states: list
+    states: list | np.ndarray
 
 
 class ExpandStats(NamedTuple):
@@ -140,6 +141,35 @@ def expand(index, records, *, model, invariants, step_properties, partitions, le
     stats.add({("expand", level, index): ExpandStats(len(names), tuple(fired[k] for k in kinds), seconds, broken)})
 
 
+def expand_kernel(index, records, *, model, invariant_mask, step_mask, symmetry, partitions, level, stats):
+    """Map side of a level for a model with a compiled kernel: the compiled search loop expands
+    this partition's packed frontier (in ascending fingerprint order, with a visited set of its
+    own, so each successor keeps its smallest (parent fingerprint, action)), and the new rows
+    are grouped by owner. Step properties keep the smallest breaking (parent fingerprint,
+    action code)."""
+    from .kernel.expansion import expand_all
+    from .kernel.symmetry import permutations
+
+    started = _task_start()
+    (shard,) = [shard for _, shard in records]  # read to the end, or Spark will not reuse this worker
+    kernel = model.kernel
+    out = expand_all(kernel, shard.frontier, shard.frontier_fps, invariant_mask, step_mask,
+                     permutations(kernel.replicas, symmetry))
+    parents = shard.frontier_fps[out.parent]
+    owners = out.fps % partitions
+    keep = ~((owners == index) & _visited(shard.visited, out.fps))
+    for target in np.unique(owners[keep]).tolist():
+        sel = keep & (owners == target)
+        yield target, Candidates(out.fps[sel], parents[sel], (out.code[sel] >> 12).astype(np.int16), out.viol[sel],
+                                 out.rows[sel])
+    broken = {}
+    for bit in range(len(out.step_parent)):
+        if out.step_parent[bit] >= 0:
+            broken[bit] = (int(shard.frontier_fps[out.step_parent[bit]]), int(out.step_code[bit]))
+    seconds = time.perf_counter() - started
+    stats.add({("expand", level, index): ExpandStats(out.generated, tuple(out.fired.tolist()), seconds, broken)})
+
+
 def _visited(visited: np.ndarray, fps: np.ndarray) -> np.ndarray:
     """Which of `fps` are in the sorted array `visited` (a boolean mask)."""
     at = np.searchsorted(visited, fps)
@@ -182,13 +212,14 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
         fps = parents = np.empty(0, np.int64)
         kind_ids = np.empty(0, np.int16)
         masks = np.empty(0, np.int64)
-        states: list = []
+        states = shard.frontier[:0]
     else:
         fps = np.concatenate([b.fps for b in blocks])
         parents = np.concatenate([b.parents for b in blocks])
         kind_ids = np.concatenate([b.kinds for b in blocks])
         masks = np.concatenate([b.violations for b in blocks])
-        states = [s for b in blocks for s in b.states]
+        states = (np.concatenate([b.states for b in blocks]) if isinstance(blocks[0].states, np.ndarray)
+                  else [s for b in blocks for s in b.states])
     # Smallest parent per fingerprint: sort by (fingerprint, parent), keep each run's first.
     order = np.lexsort((parents, fps))
     sorted_fps = fps[order]
@@ -209,7 +240,8 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
         if len(hit):
             violations[bit] = int(hit.min())
     by_kind = np.bincount(kind_ids[new], minlength=kinds).tolist() if len(new) else [0] * kinds
-    following = Shard(visited, visited_parents, new_fps, [states[i] for i in new.tolist()])
+    frontier = states[new] if isinstance(states, np.ndarray) else [states[i] for i in new.tolist()]
+    following = Shard(visited, visited_parents, new_fps, frontier)
     stats.add({("merge", level, index): MergeStats(len(new), tuple(by_kind), violations, len(visited),
                                                    time.perf_counter() - started)})
     yield index, following

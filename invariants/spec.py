@@ -1,63 +1,113 @@
-"""Invariants of the `spec` model, as in the public TLA+ specification."""
+"""Invariants of the `spec` model, as in the public TLA+ specification, written over packed
+states (see `model.spec.layout`) so the compiled search evaluates them; on a readable state
+each is evaluated by encoding it first."""
 
 from __future__ import annotations
 
 from checker.invariant import Invariant
-from model.spec.state import NONE, SpecState, members
+from checker.kernel.jit import kernel
+from model.spec.codec import encode, fitting_layout
+from model.spec.layout import hw, isr, leader, leo, member, quorum_isr, quorum_leader, same_record
+from model.spec.state import NONE
 
 
-def leader_in_isr(state: SpecState) -> bool:
+@kernel
+def leader_in_isr(s, lay):
     """The controller's leader is a member of the controller's ISR.
 
     This is the specification's LeaderInIsr as written: it also fails whenever the partition
     has no leader (including the initial state), so it mostly shows how often a partition is
     leaderless. Use leader-in-isr-or-none for the useful form."""
-    leader = state.quorum.leader
-    return leader != NONE and state.quorum.isr >> leader & 1 == 1
+    ldr = quorum_leader(s, lay)
+    return ldr != NONE and member(quorum_isr(s, lay), ldr)
 
 
-def leader_in_isr_or_none(state: SpecState) -> bool:
+@kernel
+def leader_in_isr_or_none(s, lay):
     """The controller's leader, when there is one, is a member of the controller's ISR.
 
     A failure would mean the controller elected (or kept) a leader that is not known to hold
     every committed record: an unclean election that the protocol never asked for."""
-    leader = state.quorum.leader
-    return leader == NONE or state.quorum.isr >> leader & 1 == 1
+    ldr = quorum_leader(s, lay)
+    return ldr == NONE or member(quorum_isr(s, lay), ldr)
 
 
-def _isr_agrees_below_hw(state: SpecState, r1: int, isr: int) -> bool:
-    """Every replica in `isr` holds exactly r1's record at every offset below r1's HW (an
-    offset missing from either log is a disagreement; an empty ISR agrees vacuously)."""
-    replicas = state.replicas
-    hw = replicas[r1].hw
-    committed = replicas[r1].log[:hw]
-    return all(len(committed) == hw and replicas[r2].log[:hw] == committed for r2 in members(isr))
+@kernel
+def isr_agrees_below_hw(s, lay, r1, replicas):
+    """Every replica in `replicas` holds exactly r1's record at every offset below r1's HW (an
+    offset missing from either log is a disagreement; an empty set agrees vacuously)."""
+    h = hw(s, lay, r1)
+    for r2 in range(lay.replicas):
+        if not member(replicas, r2):
+            continue
+        if leo(s, lay, r1) < h or leo(s, lay, r2) < h:
+            return False
+        for offset in range(h):
+            if not same_record(s, lay, r1, r2, offset):
+                return False
+    return True
 
 
-def weak_isr(state: SpecState) -> bool:
+@kernel
+def weak_isr(s, lay):
     """Every replica that presumes leadership agrees, below its HW, with every member of the
     ISR it believes in.
 
     A failure means a leader has exposed records to consumers (they are below its HW) that a
     replica it counts as in sync does not hold: the leader's own view of "committed" is
     already wrong, and a failover to that replica would lose or replace those records."""
-    return all(rep.leader != r1 or _isr_agrees_below_hw(state, r1, rep.isr) for r1, rep in enumerate(state.replicas))
+    for r1 in range(lay.replicas):
+        if leader(s, lay, r1) == r1 and not isr_agrees_below_hw(s, lay, r1, isr(s, lay, r1)):
+            return False
+    return True
 
 
-def strong_isr(state: SpecState) -> bool:
+@kernel
+def strong_isr(s, lay):
     """Every replica that presumes leadership agrees, below its HW, with every member of the
     controller's ISR, the set the next clean election picks from.
 
     A failure means a record already exposed to consumers can be lost by the next clean
     leader election: the controller may elect an ISR member that lacks it. This is the data
     loss that HW truncation allowed and leader epochs were introduced to prevent."""
-    isr = state.quorum.isr
-    return all(rep.leader != r1 or _isr_agrees_below_hw(state, r1, isr) for r1, rep in enumerate(state.replicas))
+    for r1 in range(lay.replicas):
+        if leader(s, lay, r1) == r1 and not isr_agrees_below_hw(s, lay, r1, quorum_isr(s, lay)):
+            return False
+    return True
+
+
+@kernel
+def violations(s, lay, selected):
+    """The invariants among `selected` (bit i: the i-th of `INVARIANTS`) that `s` violates."""
+    mask = 0
+    if selected & 1 and not leader_in_isr(s, lay):
+        mask |= 1
+    if selected & 2 and not leader_in_isr_or_none(s, lay):
+        mask |= 2
+    if selected & 4 and not weak_isr(s, lay):
+        mask |= 4
+    if selected & 8 and not strong_isr(s, lay):
+        mask |= 8
+    return mask
+
+
+def _on_readable(predicate):
+    """`predicate` over packed rows as a predicate over readable states."""
+    def holds(state) -> bool:
+        lay = fitting_layout(state)
+        return bool(predicate(encode(state, lay), lay))
+    holds.__doc__ = predicate.__doc__
+    return holds
+
+
+def _invariant(name: str, summary: str, predicate) -> Invariant:
+    return Invariant(name, summary, _on_readable(predicate), kernel=predicate)
 
 
 INVARIANTS = (
-    Invariant("leader-in-isr", "the quorum's leader is in the quorum's ISR (fails when leaderless)", leader_in_isr),
-    Invariant("leader-in-isr-or-none", "the quorum's leader, if any, is in the quorum's ISR", leader_in_isr_or_none),
-    Invariant("weak-isr", "a presumed leader's ISR view holds its log below its HW", weak_isr),
-    Invariant("strong-isr", "the quorum's ISR holds every presumed leader's log below its HW", strong_isr),
+    _invariant("leader-in-isr", "the quorum's leader is in the quorum's ISR (fails when leaderless)", leader_in_isr),
+    _invariant("leader-in-isr-or-none", "the quorum's leader, if any, is in the quorum's ISR", leader_in_isr_or_none),
+    _invariant("weak-isr", "a presumed leader's ISR view holds its log below its HW", weak_isr),
+    _invariant("strong-isr", "the quorum's ISR holds every presumed leader's log below its HW", strong_isr),
 )
+"""In the order of their bits in `violations`."""

@@ -13,7 +13,7 @@ from .fetch.truncation import VARIANTS as FETCH_VARIANTS
 from .spec import bounds as spec_bounds
 from .spec.bounds import SpecBounds
 from .spec.model import SpecModel
-from .spec.variants import VARIANTS as SPEC_VARIANTS
+from .spec.variants import MEANINGS as SPEC_VARIANTS
 from .two_phase import model as two_phase
 
 
@@ -33,7 +33,7 @@ class ModelKind:
 MODELS = {
     "spec": ModelKind(
         "spec", "Kafka replication as in the public TLA+ specification (LeaderAndIsr, HW, ISR, epochs)",
-        spec_bounds.PARAMS, {name: meaning for name, (_, meaning) in SPEC_VARIANTS.items()}, "kip320",
+        spec_bounds.PARAMS, dict(SPEC_VARIANTS), "kip320",
         lambda variant, values, ghost: SpecModel(variant, SpecBounds(**values)),
     ),
     "fetch": ModelKind(

@@ -1,72 +1,52 @@
-"""Compact bytes for `spec` states, for engines that ship states between processes.
-
-One byte per field (every field of a bounded state is below 256): the record-id counter,
-the quorum (epoch+1, leader+1, ISR), the LeaderAndIsr requests (their epochs are 0, 1, ...
-in order, so only leader+1 and ISR are written), then each replica (HW, epoch+1, leader+1,
-ISR, LEO, and id and epoch+1 of each record). A 3-replica state takes about 33 bytes.
-
-Decoding interns the parts it builds (replicas, request lists, quorum states): across the
-states of one exploration the same replica appears many times, and a dictionary hit is much
-cheaper than building the tuples again.
-"""
+"""Readable `spec` states to packed rows and back. The readable `SpecState` that traces,
+tables, pictures and JSON show is always derived from a packed row by `decode`."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from .bounds import SpecBounds
+from .layout import (EPOCH, HW, ISR, LEADER, LEO, LOG, QUORUM_EPOCH, QUORUM_ISR, QUORUM_LEADER, REQUESTS,
+                     NEXT_RECORD_ID, NOT_SENT, SpecLayout, spec_layout)
 from .state import LeaderAndIsr, Record, Replica, SpecState
 
-_INTERNED_MAX = 1 << 18
-"""Parts remembered per kind before the memo is cleared (bounds a worker's memory)."""
 
-
-def encode(state: SpecState) -> bytes:
-    """The state as compact bytes (see the module docstring for the layout)."""
+def encode(state: SpecState, lay: SpecLayout) -> np.ndarray:
+    """The state as a packed row (see `model.spec.layout`)."""
+    row = np.zeros(lay.width, np.int8)
     q = state.quorum
-    out = [state.next_record_id, q.epoch + 1, q.leader + 1, q.isr, len(state.requests)]
+    row[[NEXT_RECORD_ID, QUORUM_EPOCH, QUORUM_LEADER, QUORUM_ISR]] = (state.next_record_id, q.epoch, q.leader, q.isr)
     for request in state.requests:
-        out += (request.leader + 1, request.isr)
-    for rep in state.replicas:
-        out += (rep.hw, rep.epoch + 1, rep.leader + 1, rep.isr, len(rep.log))
-        for record in rep.log:
-            out += (record.id, record.epoch + 1)
-    return bytes(out)
+        at = REQUESTS + 2 * request.epoch
+        if row[at] != NOT_SENT:
+            raise ValueError(f"two LeaderAndIsr requests in epoch {request.epoch}")
+        row[at:at + 2] = (request.leader + 2, request.isr)
+    for r, rep in enumerate(state.replicas):
+        at = lay.replica_base + r * lay.replica_stride
+        row[at + HW], row[at + EPOCH], row[at + LEADER], row[at + ISR], row[at + LEO] = (
+            rep.hw, rep.epoch, rep.leader, rep.isr, len(rep.log))
+        for k, record in enumerate(rep.log):
+            row[at + LOG + 2 * k:at + LOG + 2 * k + 2] = record
+    return row
 
 
-class Decoder:
-    """Decodes `encode` output for a partition of `replicas` replicas, interning parts."""
-
-    def __init__(self, replicas: int):
-        self.replicas = replicas
-        self.parts: dict[bytes, object] = {}
-
-    def _part(self, key: bytes, build):
-        part = self.parts.get(key)
-        if part is None:
-            if len(self.parts) >= _INTERNED_MAX:
-                self.parts.clear()
-            part = self.parts[key] = build(key)
-        return part
-
-    def __call__(self, data: bytes) -> SpecState:
-        """The state `encode` wrote into `data`."""
-        n_requests = data[4]
-        at = 5 + 2 * n_requests
-        header = self._part(data[:at], _header)
-        reps = []
-        for _ in range(self.replicas):
-            end = at + 5 + 2 * data[at + 4]
-            reps.append(self._part(b"r" + data[at:end], _replica))
-            at = end
-        return SpecState(tuple(reps), data[0], *header)
+def decode(row, lay: SpecLayout) -> SpecState:
+    """The readable state a packed row stands for."""
+    v = row.tolist() if hasattr(row, "tolist") else list(row)
+    requests = tuple(LeaderAndIsr(e, v[REQUESTS + 2 * e] - 2, v[REQUESTS + 2 * e + 1])
+                     for e in range(lay.max_epoch + 1) if v[REQUESTS + 2 * e] != NOT_SENT)
+    replicas = []
+    for r in range(lay.replicas):
+        at = lay.replica_base + r * lay.replica_stride
+        log = tuple(Record(v[at + LOG + 2 * k], v[at + LOG + 2 * k + 1]) for k in range(v[at + LEO]))
+        replicas.append(Replica(log, v[at + HW], v[at + EPOCH], v[at + LEADER], v[at + ISR]))
+    return SpecState(tuple(replicas), v[NEXT_RECORD_ID], requests,
+                     LeaderAndIsr(v[QUORUM_EPOCH], v[QUORUM_LEADER], v[QUORUM_ISR]))
 
 
-def _header(key: bytes):
-    """(requests, quorum) from the bytes before the first replica."""
-    requests = tuple(LeaderAndIsr(epoch, key[5 + 2 * epoch] - 1, key[6 + 2 * epoch]) for epoch in range(key[4]))
-    return requests, LeaderAndIsr(key[1] - 1, key[2] - 1, key[3])
-
-
-def _replica(key: bytes) -> Replica:
-    """A replica from its bytes (after the b'r' tag that keeps it apart from headers)."""
-    hw, epoch, leader, isr, leo = key[1:6]
-    log = tuple(Record(key[i], key[i + 1] - 1) for i in range(6, 6 + 2 * leo, 2))
-    return Replica(log, hw, epoch - 1, leader - 1, isr)
+def fitting_layout(state: SpecState) -> SpecLayout:
+    """A layout large enough to hold `state`, for evaluating predicates on a readable state
+    whose bounds are not at hand."""
+    epochs = [q.epoch for q in state.requests] + [state.quorum.epoch] + [rep.epoch for rep in state.replicas]
+    return spec_layout(SpecBounds(len(state.replicas), max([1] + [len(rep.log) for rep in state.replicas]),
+                                  state.next_record_id, max([1] + epochs)), "hw")

@@ -7,44 +7,59 @@ may act on any of them later, any number of times.
 
 from __future__ import annotations
 
-from .bounds import SpecBounds
-from .state import NONE, LeaderAndIsr, SpecState, members
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .kinds import CONTROLLER_ELECT_LEADER, CONTROLLER_SHRINK_ISR
+from .layout import member, quorum_epoch, quorum_isr, quorum_leader, record_update
+from .state import NONE
 
 
-def controller_update(state: SpecState, bounds: SpecBounds, leader: int, isr: int) -> SpecState | None:
+@kernel
+def epochs_left(s, lay):
+    """The controller may still bump the epoch: the next one is at most `max_epoch`."""
+    return quorum_epoch(s, lay) + 1 <= lay.max_epoch
+
+
+@kernel
+def controller_update(t, lay, new_leader, new_isr):
     """Bump the leader epoch, record (epoch, leader, ISR) in the quorum and send it as a
-    LeaderAndIsr request. None when every epoch up to `max_epoch` is used up."""
-    epoch = state.next_epoch
-    if epoch > bounds.max_epoch:
-        return None
-    update = LeaderAndIsr(epoch, leader, isr)
-    return SpecState(state.replicas, state.next_record_id, state.requests + (update,), update)
+    LeaderAndIsr request (callers check `epochs_left` first)."""
+    record_update(t, lay, quorum_epoch(t, lay) + 1, new_leader, new_isr)
 
 
-def controller_elect_leader(state: SpecState, bounds: SpecBounds):
+@kernel
+def controller_elect_leader(s, lay, out, acts, n):
     """Clean leader election: the controller picks any ISR member other than the current
     leader and bumps the epoch. It may do so at any time (broker failure, rebalancing)."""
-    quorum = state.quorum
-    for n in members(quorum.isr):
-        if n != quorum.leader:
-            after = controller_update(state, bounds, n, quorum.isr)
-            if after is not None:
-                yield ("ControllerElectLeader", n), after
+    if not epochs_left(s, lay):
+        return n
+    isr = quorum_isr(s, lay)
+    for r in range(lay.replicas):
+        if member(isr, r) and r != quorum_leader(s, lay):
+            t = emit(s, out, acts, n, action_code(CONTROLLER_ELECT_LEADER, r, 0, 0))
+            controller_update(t, lay, r, isr)
+            n += 1
+    return n
 
 
-def controller_shrink_isr(state: SpecState, bounds: SpecBounds):
+@kernel
+def controller_shrink_isr(s, lay, out, acts, n):
     """A broker fails or shuts down and the controller takes it out of the ISR. If it was the
     leader the partition is left leaderless (election is a separate step); a sole ISR member
     that fails stays in the ISR, so there is always someone to elect. Failed brokers are not
     modelled otherwise: the replica may go on acting as a zombie."""
-    quorum = state.quorum
-    for r in range(bounds.replicas):
+    if not epochs_left(s, lay):
+        return n
+    isr = quorum_isr(s, lay)
+    for r in range(lay.replicas):
         me = 1 << r
-        if quorum.leader == r:
-            after = controller_update(state, bounds, NONE, quorum.isr if quorum.isr == me else quorum.isr & ~me)
-        elif quorum.isr & me:
-            after = controller_update(state, bounds, quorum.leader, quorum.isr & ~me)
-        else:
-            continue
-        if after is not None:
-            yield ("ControllerShrinkIsr", r), after
+        if quorum_leader(s, lay) == r:
+            t = emit(s, out, acts, n, action_code(CONTROLLER_SHRINK_ISR, r, 0, 0))
+            controller_update(t, lay, NONE, isr if isr == me else isr & ~me)
+            n += 1
+        elif member(isr, r):
+            t = emit(s, out, acts, n, action_code(CONTROLLER_SHRINK_ISR, r, 0, 0))
+            controller_update(t, lay, quorum_leader(s, lay), isr & ~me)
+            n += 1
+    return n

@@ -6,29 +6,27 @@ last record end in your log?" (OffsetsForLeaderEpoch) and truncates there.
 
 from __future__ import annotations
 
-from .hw import HighWatermarkTruncation
-from .state import SpecState
+from checker.kernel.jit import kernel
+
+from .layout import hw, leo, record_epoch
 
 
-class Kip101(HighWatermarkTruncation):
-    """KIP-101: leader-epoch truncation, first version."""
-
-    name = "kip101"
-    truncation_rule = "the end of its last epoch in the leader's log"
-
-    def truncation_point(self, state: SpecState, replica: int, leader: int) -> int:
-        """The end offset, in the leader's log, of the epoch of the replica's last record: the
-        leader's LEO when the leader's last record is in that epoch, else the first offset of a
-        later epoch. Falls back to the replica's HW when the leader's log is empty or holds no
-        later epoch. When the point lies beyond the replica's log (the leader is ahead in the
-        same epoch) the replica cannot become follower; the specification leaves it so."""
-        mine = state.replicas[replica]
-        theirs = state.replicas[leader].log
-        if not mine.log:
-            return 0
-        last_epoch = mine.log[-1].epoch
-        if not theirs:
-            return mine.hw
-        if theirs[-1].epoch == last_epoch:
-            return len(theirs)
-        return next((offset for offset, record in enumerate(theirs) if record.epoch > last_epoch), mine.hw)
+@kernel
+def truncation_point(s, lay, r, ldr):
+    """The end offset, in the leader's log, of the epoch of the replica's last record: the
+    leader's LEO when the leader's last record is in that epoch, else the first offset of a
+    later epoch. Falls back to the replica's HW when the leader's log is empty or holds no
+    later epoch. When the point lies beyond the replica's log (the leader is ahead in the
+    same epoch) the replica cannot become follower; the specification leaves it so."""
+    if leo(s, lay, r) == 0:
+        return 0
+    last_epoch = record_epoch(s, lay, r, leo(s, lay, r) - 1)
+    theirs = leo(s, lay, ldr)
+    if theirs == 0:
+        return hw(s, lay, r)
+    if record_epoch(s, lay, ldr, theirs - 1) == last_epoch:
+        return theirs
+    for offset in range(theirs):
+        if record_epoch(s, lay, ldr, offset) > last_epoch:
+            return offset
+    return hw(s, lay, r)

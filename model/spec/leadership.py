@@ -3,52 +3,61 @@ fenced write of a new ISR to the quorum."""
 
 from __future__ import annotations
 
-from .bounds import SpecBounds
-from .state import NONE, Record, Replica, SpecState, with_replica
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .kinds import BECOME_LEADER, LEADER_WRITE
+from .layout import (append, count_write, epoch, leader, leo, next_record_id, quorum_epoch, quorum_leader,
+                     request_sent, request_isr, request_leader, set_isr, set_quorum_isr, set_view)
+from .state import NONE
 
 
-def presumes_leadership(state: SpecState, r: int) -> bool:
+@kernel
+def presumes_leadership(s, lay, r):
     """Replica r believes it is the leader (it accepts writes whether or not it is right)."""
-    return state.replicas[r].leader == r
+    return leader(s, lay, r) == r
 
 
-def is_true_leader(state: SpecState, r: int) -> bool:
+@kernel
+def is_true_leader(s, lay, r):
     """Replica r leads in the quorum, presumes leadership, and is in the quorum's epoch."""
-    quorum = state.quorum
-    replica = state.replicas[r]
-    return quorum.leader == r and replica.leader == r and replica.epoch == quorum.epoch
+    return quorum_leader(s, lay) == r and presumes_leadership(s, lay, r) and epoch(s, lay, r) == quorum_epoch(s, lay)
 
 
-def quorum_isr_update(state: SpecState, leader: int, isr: int) -> SpecState | None:
-    """The leader writes a new ISR to the quorum and adopts it. The write is fenced: only the
-    true leader of the quorum's current epoch succeeds (None otherwise). The epoch does not
-    change and no LeaderAndIsr request is sent."""
-    if not is_true_leader(state, leader):
-        return None
-    after = with_replica(state, leader, state.replicas[leader]._replace(isr=isr))
-    return after._replace(quorum=after.quorum._replace(isr=isr))
+@kernel
+def quorum_isr_update(t, lay, r, new_isr):
+    """The true leader r writes a new ISR to the quorum and adopts it (callers check
+    `is_true_leader`: the write is fenced). The epoch does not change and no LeaderAndIsr
+    request is sent."""
+    set_isr(t, lay, r, new_isr)
+    set_quorum_isr(t, lay, new_isr)
 
 
-def become_leader(state: SpecState, bounds: SpecBounds):
+@kernel
+def become_leader(s, lay, out, acts, n):
     """The replica named leader by a LeaderAndIsr request with an epoch above its own takes the
     epoch and the ISR. It keeps its log and its HW, which typically lags the previous
     leader's true HW."""
-    replicas = state.replicas
-    for request in state.requests:
-        leader = request.leader
-        if leader != NONE and request.epoch > replicas[leader].epoch:
-            mine = Replica(replicas[leader].log, replicas[leader].hw, request.epoch, leader, request.isr)
-            yield ("BecomeLeader", leader, request.epoch), with_replica(state, leader, mine)
+    for e in range(lay.max_epoch + 1):
+        r = request_leader(s, lay, e)
+        if request_sent(s, lay, e) and r != NONE and e > epoch(s, lay, r):
+            t = emit(s, out, acts, n, action_code(BECOME_LEADER, r, e, 0))
+            set_view(t, lay, r, e, r, request_isr(s, lay, e))
+            n += 1
+    return n
 
 
-def leader_write(state: SpecState, bounds: SpecBounds):
+@kernel
+def leader_write(s, lay, out, acts, n):
     """A replica that presumes leadership appends a producer write, stamped with its own
     leader epoch, while writes and log space remain. Zombie leaders accept writes too: only
     replication and ISR fencing protect the partition from them."""
-    if state.next_record_id >= bounds.max_records:
-        return
-    for r, replica in enumerate(state.replicas):
-        if replica.leader == r and len(replica.log) < bounds.log_size:
-            record = Record(state.next_record_id, replica.epoch)
-            replicas = with_replica(state, r, replica._replace(log=replica.log + (record,))).replicas
-            yield ("LeaderWrite", r), SpecState(replicas, state.next_record_id + 1, state.requests, state.quorum)
+    if next_record_id(s, lay) >= lay.max_records:
+        return n
+    for r in range(lay.replicas):
+        if presumes_leadership(s, lay, r) and leo(s, lay, r) < lay.log_size:
+            t = emit(s, out, acts, n, action_code(LEADER_WRITE, r, 0, 0))
+            append(t, lay, r, next_record_id(s, lay), epoch(s, lay, r))
+            count_write(t, lay)
+            n += 1
+    return n

@@ -4,31 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from checker.kernel.bridge import Kernel
+
 from ..params import ModelError
 from . import codec
 from .bounds import SpecBounds
+from .kinds import ACTION_KINDS
+from .layout import spec_layout
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
-from .variants import VARIANTS
+from .successors import max_successors
+from .variants import MEANINGS, TRUNCATION_RULES
 from .words import describe_step, replica_columns, replica_lanes
 
-
-ACTION_KINDS = ("ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderWrite", "LeaderIncHighWatermark",
-                "LeaderShrinkIsr", "LeaderExpandIsr", "FollowerReplicate", "BecomeFollower")
+ARITIES = (1, 1, 2, 1, 1, 2, 2, 2, 3)
+"""How many arguments each action kind takes (replica ids and epochs), in `ACTION_KINDS` order."""
 
 
 class SpecModel:
-    """Kafka partition replication as in the public TLA+ specification, for one variant."""
+    """Kafka partition replication as in the public TLA+ specification, for one variant. The
+    rules are the compiled kernel's (`model.spec.successors`); states shown to people are
+    decoded from it."""
 
     name = "spec"
 
     def __init__(self, variant: str, bounds: SpecBounds):
-        if variant not in VARIANTS:
-            raise ModelError(f"unknown variant {variant!r} for model spec (choose from {', '.join(VARIANTS)})")
+        if variant not in MEANINGS:
+            raise ModelError(f"unknown variant {variant!r} for model spec (choose from {', '.join(MEANINGS)})")
+        from invariants.spec import INVARIANTS
+
         self.variant = variant
         self.bounds = bounds
-        self.protocol = VARIANTS[variant][0](bounds)
-        self._actions = self.protocol.actions()
-        self.decode = codec.Decoder(bounds.replicas)
+        lay = spec_layout(bounds, variant)
+        self.kernel = Kernel("model.spec.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
+                             lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
+                             bounds.replicas, tuple(inv.name for inv in INVARIANTS))
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by CLI name with underscores."""
@@ -39,21 +50,24 @@ class SpecModel:
         return [initial_state(self.bounds.replicas)]
 
     def successors(self, state: SpecState):
-        """Every enabled protocol step from `state`, as (action, next state) pairs."""
-        for action in self._actions:
-            yield from action(state)
+        """Every enabled protocol step from `state`, as (action, next state) pairs, in action order."""
+        return self.kernel.successors(state)
 
     def action_kinds(self) -> tuple[str, ...]:
         """The specification's action names."""
         return ACTION_KINDS
 
     def encode(self, state: SpecState) -> bytes:
-        """About 33 bytes for 3 replicas (see `model.spec.codec`); `self.decode` inverts it."""
-        return codec.encode(state)
+        """The packed row as bytes (see `model.spec.layout`); `decode` inverts it."""
+        return self.kernel.encode(state).tobytes()
+
+    def decode(self, data: bytes) -> SpecState:
+        """The state `encode` wrote."""
+        return self.kernel.decode(np.frombuffer(data, np.int8))
 
     def describe_step(self, action: tuple, before: SpecState, after: SpecState) -> str:
         """The step in Kafka's words (see `model.spec.words`)."""
-        return describe_step(action, before, after, self.protocol.truncation_rule)
+        return describe_step(action, before, after, TRUNCATION_RULES[self.variant])
 
     def state_columns(self, state: SpecState) -> dict[str, list[str]]:
         """One column per replica (log, LEO, HW, epoch, role) and one for the controller."""

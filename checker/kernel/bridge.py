@@ -1,0 +1,83 @@
+"""What a model with a compiled kernel tells the engines, and the readable view derived from it.
+
+A `Kernel` names the model's kernel module (for the compiled search loop), its layout (bounds
+at run time), its action kinds and their arities (to turn action codes back into action
+values), and its encoder and decoder between readable states and packed rows. Its
+`successors` is the model's readable next-state relation: encode, run the compiled actions,
+decode. No rule is written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .fingerprint import fingerprint
+from .instantiate import search_module
+from .steps import action_fields
+
+
+@dataclass
+class Kernel:
+    """The compiled side of one model instance (see the module docstring)."""
+
+    module: str
+    layout: Any
+    action_kinds: tuple[str, ...]
+    arities: tuple[int, ...]
+    max_successors: int
+    encode: Callable[[Any], np.ndarray]
+    decode: Callable[[np.ndarray], Any]
+    replicas: int
+    invariant_names: tuple[str, ...]
+    step_property_names: tuple[str, ...] = ()
+    _buffers: tuple = field(default=(), repr=False)
+
+    @property
+    def search(self):
+        """The compiled search loop for this model (`search_template`, instantiated)."""
+        return search_module(self.module)
+
+    @property
+    def width(self) -> int:
+        """Bytes in one packed row."""
+        return self.layout.width
+
+    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """A successor buffer (rows) and its action codes, reused between calls."""
+        if not self._buffers:
+            self._buffers = (np.zeros((self.max_successors, self.width), np.int8),
+                             np.zeros(self.max_successors, np.int64))
+        return self._buffers
+
+    def successor_rows(self, row: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """Every step from packed `row` as (action code, packed successor), in action-code order."""
+        out, acts = self.buffers()
+        n = self.search.successors(row, self.layout, out, acts)
+        return sorted(((int(acts[j]), out[j].copy()) for j in range(n)), key=lambda pair: pair[0])
+
+    def action_value(self, code: int) -> tuple:
+        """The action value (name, args...) an action code stands for."""
+        kind, *args = action_fields(code)
+        return (self.action_kinds[kind], *args[:self.arities[kind]])
+
+    def action_code(self, action: Sequence) -> int:
+        """The code of an action value (inverse of `action_value`); ValueError if unknown."""
+        try:
+            kind = self.action_kinds.index(action[0])
+        except ValueError:
+            raise ValueError(f"unknown action {action[0]!r}") from None
+        args = list(action[1:]) + [0] * (3 - len(action[1:]))
+        if len(action) - 1 != self.arities[kind] or not all(isinstance(a, int) and 0 <= a < 16 for a in args):
+            raise ValueError(f"malformed action {tuple(action)!r}")
+        return (kind << 12) | (args[0] << 8) | (args[1] << 4) | args[2]
+
+    def successors(self, state) -> list[tuple[tuple, Any]]:
+        """The readable next-state relation: every step from `state` as (action value, state)."""
+        return [(self.action_value(code), self.decode(row)) for code, row in self.successor_rows(self.encode(state))]
+
+    def fingerprint(self, state) -> int:
+        """The fingerprint the compiled engines give `state` (without symmetry)."""
+        return int(fingerprint(self.encode(state)))

@@ -1,0 +1,68 @@
+"""Where compiled kernels are kept: one on-disk cache per version of the kernel sources.
+
+numba's own cache checks only the file that defines a function, so a changed helper in another
+module would silently serve stale machine code. Here the cache directory is named after a
+digest of every source file a kernel may compile from (the `model`, `invariants` and
+`checker/kernel` packages), so any change to any of them selects a fresh, empty directory.
+The directory must be chosen before numba is imported; `checker.kernel.jit` does so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root: the packages below are found relative to it."""
+
+SOURCE_PACKAGES = ("model", "invariants", "checker/kernel")
+"""Every package a kernel may compile code from."""
+
+
+def source_files() -> list[Path]:
+    """Every Python source a kernel may be compiled from, in a fixed order."""
+    return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+def source_digest() -> str:
+    """A digest of the kernel sources (paths and contents): it changes whenever any of them does."""
+    digest = hashlib.sha256()
+    for path in source_files():
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """Where every replcheck kernel cache lives: $REPLCHECK_CACHE_DIR, else the user's cache
+    directory (~/.cache/replcheck)."""
+    given = os.environ.get("REPLCHECK_CACHE_DIR")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "replcheck"
+
+
+def cache_dir() -> Path:
+    """The cache directory for the current sources (created on demand)."""
+    path = cache_root() / f"kernels-{source_digest()}"
+    path.mkdir(parents=True, exist_ok=True)
+    os.utime(path)  # in use: not stale
+    return path
+
+
+STALE_DAYS = 7
+"""A cache of other sources unused for this long is removed (it belongs to an older version)."""
+
+
+def prune_stale(current: Path) -> None:
+    """Remove the caches of other source versions that no process has used for `STALE_DAYS`."""
+    cutoff = time.time() - STALE_DAYS * 86400
+    for other in current.parent.glob("kernels-*"):
+        try:
+            if other != current and other.stat().st_mtime < cutoff:
+                shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            pass

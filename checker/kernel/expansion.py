@@ -1,0 +1,82 @@
+"""Expanding one BFS level (or one Spark partition's share of it) on a compiled kernel.
+
+`expand_all` runs the compiled loop (`search_template.expand`) over a whole frontier, growing
+its output arrays and the visited set whenever the loop stops for room, and hands back every
+new state with its parent, action code and violated invariants.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .visited_set import MAX_LOAD, grow, new_table
+
+BIG = np.iinfo(np.int64).max
+
+
+class Expansion(NamedTuple):
+    """What expanding a frontier found. Per new state (in discovery order): its packed row,
+    fingerprint, parent (index into the frontier), action code and violated-invariant bits.
+    Also: successors generated, steps fired per action kind, per step property the smallest
+    breaking (parent fingerprint, code) and that parent's frontier index (-1: unbroken), and
+    the visited set with its count afterwards."""
+
+    rows: np.ndarray
+    fps: np.ndarray
+    parent: np.ndarray
+    code: np.ndarray
+    viol: np.ndarray
+    generated: int
+    fired: np.ndarray
+    step_fp: np.ndarray
+    step_code: np.ndarray
+    step_parent: np.ndarray
+    table: np.ndarray
+    count: int
+
+
+def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask: int, step_mask: int,
+               perms: np.ndarray, table: np.ndarray | None = None, count: int = 0) -> Expansion:
+    """Expand every state of `front` (packed rows with fingerprints `front_fps`) in ascending
+    fingerprint order; successors already in `table` (a fresh visited set when None) are not
+    new. `perms` are the replica renamings (identity only: no symmetry)."""
+    search, lay = kernel.search, kernel.layout
+    # One compiled signature only: arrays unpickled by Spark are read-only, which numba types apart.
+    front = np.require(front, np.int8, ["C", "W"])
+    front_fps = np.require(front_fps, np.int64, ["C", "W"])
+    width, room = kernel.width, kernel.max_successors
+    buf, acts = np.zeros((room, width), np.int8), np.zeros(room, np.int64)
+    rank, canon, scratch = np.zeros(room, np.int64), np.zeros(width, np.int8), np.zeros(width, np.int8)
+    if table is None:
+        table = new_table(2 * len(front) + room)
+    order = np.argsort(front_fps, kind="stable")
+    capacity = max(4096, 2 * len(front) + room)
+    out = np.zeros((capacity, width), np.int8)
+    fps, parent, code, viol = (np.zeros(capacity, np.int64) for _ in range(4))
+    properties = len(kernel.step_property_names)
+    step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
+    step_parent = np.full(properties, -1, np.int64)
+    fired = np.zeros(len(kernel.action_kinds), np.int64)
+    position, n, generated = 0, 0, 0
+    while True:
+        position, n, count, g = search.expand(
+            front, front_fps, order, position, lay, perms, invariant_mask, step_mask, table, count,
+            int(MAX_LOAD * table.shape[0]), buf, acts, rank, canon, scratch, out, fps, parent, code, viol, n,
+            fired, step_fp, step_code, step_parent)
+        generated += g
+        if position >= len(order):
+            break
+        if n + room > out.shape[0]:
+            out, fps, parent, code, viol = (_grown(a, 2 * out.shape[0]) for a in (out, fps, parent, code, viol))
+        if count + room > MAX_LOAD * table.shape[0]:
+            table = grow(table, count, count + room)
+    return Expansion(out[:n].copy(), fps[:n].copy(), parent[:n].copy(), code[:n].copy(), viol[:n].copy(), generated,
+                     fired, step_fp, step_code, step_parent, table, count)
+
+
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    bigger = np.zeros((size,) + array.shape[1:], array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger

@@ -1,0 +1,43 @@
+"""One compiled search loop per model, made from `search_template` (see its docstring).
+
+The copy for a model lives in the kernel cache directory (so it changes whenever any kernel
+source does), differs from the template only in the line marked MODEL, and is imported under
+its own module name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from .jit import CACHE_DIR
+
+TEMPLATE = Path(__file__).with_name("search_template.py")
+MARK = "  # MODEL"
+
+
+def search_module(kernel_module: str):
+    """The search loop compiled against `kernel_module` (a module path such as
+    'model.spec.kernel' exporting successors, permute, violations and broken_steps)."""
+    name = "replcheck_search_" + kernel_module.replace(".", "_")
+    if name in sys.modules:
+        return sys.modules[name]
+    lines = []
+    for line in TEMPLATE.read_text().splitlines():
+        if line.endswith(MARK):
+            line = f"from {kernel_module} import broken_steps, permute, successors, violations{MARK}"
+        lines.append(line)
+    path = Path(CACHE_DIR) / "generated" / f"{name}.py"
+    text = "\n".join(lines) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

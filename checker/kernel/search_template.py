@@ -1,0 +1,95 @@
+"""The compiled search loop, written once for every model.
+
+numba caches a compiled function per source file, and a function that receives another
+compiled function as an argument is recompiled in every process. So this file is a template:
+`instantiate` writes one copy per model into the kernel cache, with the line marked MODEL
+naming that model's kernel module, and each copy is compiled and cached once.
+"""
+
+
+from checker.kernel.fingerprint import fingerprint
+from checker.kernel.jit import kernel
+from checker.kernel.symmetry import row_less
+from checker.kernel.visited_set import add
+from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
+
+
+@kernel
+def canonical(row, lay, perms, best, scratch):
+    """Fill `best` with the representative of row's orbit: its smallest renaming."""
+    permute(row, lay, perms[0], best)
+    for k in range(1, perms.shape[0]):
+        permute(row, lay, perms[k], scratch)
+        if row_less(scratch, best):
+            best[:] = scratch
+    return best
+
+
+@kernel
+def step(row, lay, code, buf, acts):
+    """The successor of `row` by the action with this code (its index in `buf`), or -1."""
+    n = successors(row, lay, buf, acts)
+    for j in range(n):
+        if acts[j] == code:
+            return j
+    return -1
+
+
+@kernel
+def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, table, count, table_limit,
+           buf, acts, rank, canon, scratch, out, out_fps, out_parent, out_code, out_viol, n_out,
+           fired, step_fp, step_code, step_parent):
+    """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
+    the frontier is done or `out` or the visited set `table` is too full for one more state.
+
+    Each successor is reduced to its orbit's representative (when `perms` has more than the
+    identity), fingerprinted and added to `table`; a new one is appended to the `out` arrays
+    with its parent's frontier index, its action code and its violated invariants (bits of
+    `invariant_mask`). A state's successors are taken in action-code order, so the first route
+    to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
+    step is also checked against the step properties in `step_mask`, keeping per property the
+    smallest breaking (parent fingerprint, action). Returns (next position, n_out, count,
+    successors generated)."""
+    width = front.shape[1]
+    room = buf.shape[0]
+    generated = 0
+    i = start
+    while i < order.shape[0]:
+        if n_out + room > out.shape[0] or count + room > table_limit:
+            break
+        p = order[i]
+        s = front[p]
+        parent_fp = front_fps[p]
+        n = successors(s, lay, buf, acts)
+        generated += n
+        for j in range(n):  # insertion sort of the successors by action code
+            rank[j] = j
+            k = j
+            while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
+                rank[k - 1], rank[k] = rank[k], rank[k - 1]
+                k -= 1
+        for jj in range(n):
+            j = rank[jj]
+            code = acts[j]
+            fired[code >> 12] += 1
+            row = buf[j]
+            if step_mask:
+                broken = broken_steps(s, code, row, lay, step_mask)
+                for b in range(step_fp.shape[0]):
+                    if (broken >> b) & 1 and (parent_fp < step_fp[b] or (parent_fp == step_fp[b] and code < step_code[b])
+                                              or step_parent[b] < 0):
+                        step_fp[b], step_code[b], step_parent[b] = parent_fp, code, p
+            if perms.shape[0] > 1:
+                row = canonical(row, lay, perms, canon, scratch)
+            fp = fingerprint(row)
+            if add(table, fp):
+                count += 1
+                for w in range(width):
+                    out[n_out, w] = row[w]
+                out_fps[n_out] = fp
+                out_parent[n_out] = p
+                out_code[n_out] = code
+                out_viol[n_out] = violations(row, lay, invariant_mask)
+                n_out += 1
+        i += 1
+    return i, n_out, count, generated

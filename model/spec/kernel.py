@@ -1,0 +1,18 @@
+"""What the compiled search needs from the `spec` model: its next-state relation, its
+renaming of replicas, and its invariants (it has no step properties)."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+from invariants.spec import violations
+
+from .successors import successors
+from .symmetry import permute
+
+__all__ = ["successors", "permute", "violations", "broken_steps"]
+
+
+@kernel
+def broken_steps(s, code, t, lay, selected):
+    """The `spec` model has no step properties: no step breaks one."""
+    return 0

@@ -1,0 +1,31 @@
+"""Renaming replicas in a packed `spec` state, for symmetry reduction: replica blocks move,
+and every slot holding a replica id (quorum leader, request leaders, each replica's leader)
+or a replica set (quorum ISR, request ISRs, each replica's ISR view) is renamed. Records hold
+no replica ids."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+from checker.kernel.symmetry import rename, rename_set
+
+from .layout import ISR, LEADER, QUORUM_ISR, QUORUM_LEADER, REQUESTS, request_sent
+
+
+@kernel
+def permute(s, lay, perm, t):
+    """Write into `t` the state `s` with every replica r renamed perm[r]."""
+    for i in range(s.shape[0]):
+        t[i] = s[i]
+    t[QUORUM_LEADER] = rename(perm, s[QUORUM_LEADER])
+    t[QUORUM_ISR] = rename_set(perm, s[QUORUM_ISR])
+    for e in range(lay.max_epoch + 1):
+        if request_sent(s, lay, e):
+            t[REQUESTS + 2 * e] = rename(perm, s[REQUESTS + 2 * e] - 2) + 2
+            t[REQUESTS + 2 * e + 1] = rename_set(perm, s[REQUESTS + 2 * e + 1])
+    for r in range(lay.replicas):
+        source = lay.replica_base + r * lay.replica_stride
+        target = lay.replica_base + perm[r] * lay.replica_stride
+        for i in range(lay.replica_stride):
+            t[target + i] = s[source + i]
+        t[target + LEADER] = rename(perm, s[source + LEADER])
+        t[target + ISR] = rename_set(perm, s[source + ISR])

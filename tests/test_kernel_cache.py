@@ -1,0 +1,94 @@
+"""The compiled-kernel cache is keyed on every source a kernel compiles from: changing a helper
+in another module can never serve stale machine code (numba's own cache would, since it
+checks only the file that defines the cached function)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checker.kernel import cache
+
+REPO = Path(__file__).resolve().parents[1]
+
+CALLER = '''
+from checker.kernel.jit import kernel
+from model.helper import offset
+
+
+@kernel
+def shifted(x):
+    return x + offset()
+'''
+
+HELPER = '''
+from checker.kernel.jit import kernel
+
+
+@kernel
+def offset():
+    return {value}
+'''
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A miniature project: the real kernel cache machinery, a cached kernel in one module that
+    calls a helper kernel in another."""
+    root = tmp_path / "project"
+    (root / "checker" / "kernel").mkdir(parents=True)
+    (root / "invariants").mkdir()
+    (root / "model").mkdir()
+    for name in ("__init__.py", "cache.py", "jit.py"):
+        shutil.copy(REPO / "checker" / "kernel" / name, root / "checker" / "kernel" / name)
+    for package in (root / "checker", root / "invariants", root / "model"):
+        (package / "__init__.py").touch()
+    (root / "model" / "caller.py").write_text(CALLER)
+    (root / "model" / "helper.py").write_text(HELPER.format(value=1))
+    return root
+
+
+def run(root: Path, cache_dir: Path) -> tuple[int, str]:
+    """(shifted(10), the cache directory used) in a fresh Python process."""
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-c", "from model.caller import shifted; from checker.kernel.jit import "
+                          "CACHE_DIR; print(shifted(10), CACHE_DIR)"],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True).stdout.split()
+    return int(out[0]), out[1]
+
+
+def test_changed_helper_is_recompiled_not_served_stale(tree, tmp_path):
+    cache_dir = tmp_path / "cache"
+    value, first_dir = run(tree, cache_dir)  # compiled
+    assert value == 11
+    assert run(tree, cache_dir) == (11, first_dir)  # served from the cache
+    assert list(Path(first_dir).rglob("caller.shifted-*.nbi")), "the kernel was not cached on disk"
+    (tree / "model" / "helper.py").write_text(HELPER.format(value=5))
+    value, second_dir = run(tree, cache_dir)
+    assert value == 15
+    assert second_dir != first_dir
+
+
+def test_digest_covers_every_kernel_package(tree, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tree)
+    before = cache.source_digest()
+    for package in cache.SOURCE_PACKAGES:
+        path = tree / package / "__init__.py"
+        path.write_text(path.read_text() + "# changed\n")
+        after = cache.source_digest()
+        assert after != before, f"a change under {package}/ does not change the cache key"
+        before = after
+
+
+def test_stale_caches_of_other_versions_are_pruned(tmp_path):
+    current, old, recent = tmp_path / "kernels-new", tmp_path / "kernels-old", tmp_path / "kernels-recent"
+    for path in (current, old, recent):
+        path.mkdir()
+    os.utime(old, (0, 0))
+    cache.prune_stale(current)
+    assert current.exists() and recent.exists() and not old.exists()
