@@ -106,6 +106,7 @@ def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, 
         "bounds": first.bounds,
         "engine": first.engine,
         "engine_options": first.engine_options,
+        "symmetry": first.symmetry,
         "invariants": first.invariants,
         "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant})
                      for r in results},
@@ -117,7 +118,8 @@ def comparison_table(results: list[CheckResult]) -> Table:
     distinct states, depth and time per variant."""
     first = results[0]
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in first.bounds.items())
-    table = Table(title=f"{first.model} ({bounds}), engine {first.engine}", title_justify="left")
+    reduced = ", symmetry reduction on: states counted per orbit" if first.symmetry else ""
+    table = Table(title=f"{first.model} ({bounds}), engine {first.engine}{reduced}", title_justify="left")
     table.add_column("invariant")
     for r in results:
         table.add_column(r.variant or "-", justify="center")
@@ -128,7 +130,7 @@ def comparison_table(results: list[CheckResult]) -> Table:
             cells.append(f"[bold red]{text}[/]" if invariant in r.violations else f"[green]{text}[/]")
         table.add_row(invariant, *cells)
     table.add_section()
-    table.add_row("distinct states", *(f"{r.distinct_states:,}" for r in results))
+    table.add_row("distinct orbits" if first.symmetry else "distinct states", *(f"{r.distinct_states:,}" for r in results))
     table.add_row("depth", *(str(r.depth) for r in results))
     table.add_row("time", *(f"{r.seconds:.1f} s" for r in results))
     return table
@@ -141,7 +143,8 @@ def comparison_markdown(results: list[CheckResult]) -> str:
              "|---|" + "---|" * len(results)]
     for invariant in first.invariants:
         lines.append(f"| {invariant} | " + " | ".join(_cell_text(r, invariant) for r in results) + " |")
-    lines.append("| distinct states | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
+    label = "distinct orbits" if first.symmetry else "distinct states"
+    lines.append(f"| {label} | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
     lines.append("| depth | " + " | ".join(str(r.depth) for r in results) + " |")
     lines.append("| time | " + " | ".join(f"{r.seconds:.1f} s" for r in results) + " |")
     return "\n".join(lines) + "\n"

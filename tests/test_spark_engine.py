@@ -69,6 +69,21 @@ def test_full_exploration_matches_local(sc, variant, partitions):
         verify_trace(trace, model)
 
 
+@pytest.mark.parametrize("partitions", [1, 3, 8])
+@pytest.mark.parametrize("variant", ("hw", "kip101"))
+def test_symmetry_reduction_matches_local(sc, variant, partitions):
+    from checker.spark import explore_spark
+
+    model = build_model("spec", variant)
+    invariants = select("spec", ["weak-isr", "strong-isr", "leader-in-isr-or-none"])
+    local = explore(model, invariants, stop_at_first=False, symmetry=True)
+    spark = explore_spark(sc, model, invariants, partitions=partitions, stop_at_first=False, symmetry=True)
+    same_results(spark, local)
+    assert spark.symmetry and spark.violations
+    for trace in spark.violations.values():
+        verify_trace(trace, model)  # a real behaviour, un-permuted
+
+
 @pytest.mark.parametrize("variant, partitions", [("hw", 1), ("hw", 3), ("hw", 8), ("kip101", 3), ("kip279", 3)])
 def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
     from checker.spark import explore_spark

@@ -15,15 +15,36 @@ from model.registry import build_model
 TLC = {"hw": (62_855, 23), "kip101": (53_413, 21), "kip279": (53_099, 21), "kip320": (28_939, 22)}
 
 
+# TLC with SYMMETRY Permutations(Replicas): one state per orbit (bounds R/L/M/E).
+TLC_SYMMETRY = [("hw", (2, 2, 2, 3), 31_428), ("kip101", (2, 2, 2, 3), 26_707), ("kip279", (2, 2, 2, 3), 26_550),
+                ("kip320", (2, 2, 2, 3), 14_470), ("kip320", (3, 1, 1, 1), 1_165), ("kip320", (3, 1, 1, 2), 16_345)]
+
+
+def bound_args(replicas, log_size, max_records, max_epoch) -> list[str]:
+    return ["--replicas", str(replicas), "--log-size", str(log_size), "--max-records", str(max_records),
+            "--max-epoch", str(max_epoch)]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_cli_matches_tlc_distinct_states_and_depth(variant):
-    out = run_json("check", "--engine", "local", "--model", "spec", "--variant", variant, "--replicas", "2", "--log-size", "2",
-                   "--max-records", "2", "--max-epoch", "3", "--invariant", "leader-in-isr-or-none")
+    out = run_json("check", "--engine", "local", "--model", "spec", "--variant", variant, *bound_args(2, 2, 2, 3),
+                   "--invariant", "leader-in-isr-or-none", "--no-symmetry")
     distinct, tlc_depth = TLC[variant]
+    assert out["symmetry"] is False
     assert out["distinct_states"] == distinct
     assert out["depth"] == tlc_depth - 1
     assert out["invariants"]["leader-in-isr-or-none"] == {"holds": True, "status": "holds", "trace_length": None,
                                                           "trace_file": None}
+
+
+@pytest.mark.parametrize("variant, bounds, orbits", TLC_SYMMETRY)
+def test_symmetry_matches_tlc_orbit_counts(variant, bounds, orbits):
+    # Symmetry is on by default: every spec invariant is symmetric under renaming replicas.
+    out = run_json("check", "--engine", "local", "--model", "spec", "--variant", variant, *bound_args(*bounds),
+                   "--invariant", "leader-in-isr-or-none")
+    assert out["symmetry"] is True
+    assert out["distinct_states"] == orbits
+    assert out["invariants"]["leader-in-isr-or-none"]["status"] == "holds"
 
 
 @pytest.mark.parametrize("rms, states", [(3, 288), (5, 8_832), (7, 296_448)])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from .graph import to_dot, to_graphml, to_node_link_json, trace_graph
 from .store import load_trace, write_atomically
 from .trace import Trace
 
@@ -33,6 +32,8 @@ def _lanes(trace: Trace, model, fmt: str) -> bytes:
 
 def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:
     """The trace rendered as `fmt` (one of FORMATS)."""
+    from .graph import to_dot, to_graphml, to_node_link_json, trace_graph  # networkx: only when drawing
+
     if fmt in ("svg", "png") and picture == "graph":
         from .picture import graph_figure_bytes
 

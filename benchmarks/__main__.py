@@ -1,0 +1,5 @@
+"""`python -m benchmarks`: the benchmark suite (see `benchmarks.suite`)."""
+
+from .suite import main
+
+main()

@@ -1,0 +1,75 @@
+"""One benchmark run, in its own process so its peak RSS and wall time are its own:
+
+    python -m benchmarks.case --model spec --variant kip320 --bounds replicas=3,max-epoch=2 \
+                              [--symmetry] [--engine local|spark] [--all-invariants]
+
+Prints one JSON object: distinct and generated states, depth, seconds spent loading or
+compiling the kernel, search seconds, generated states per second, peak RSS and peak RSS per
+distinct state (whole process, and the growth during the search).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from .common import peak_rss_bytes
+
+
+def parse_bounds(text: str) -> dict:
+    """'replicas=3,flush=async' -> {'replicas': 3, 'flush': 'async'} (on/off become flags)."""
+    values = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        flag = {"on": True, "off": False}.get(value)
+        values[key.replace("-", "_")] = flag if flag is not None else int(value) if value.isdigit() else value
+    return values
+
+
+@click.command()
+@click.option("--model", "model_name", default="spec")
+@click.option("--variant", default="kip320")
+@click.option("--bounds", default="", help="name=value,... (CLI names)")
+@click.option("--symmetry", is_flag=True)
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local")
+@click.option("--master", default="local[2]")
+@click.option("--partitions", type=int, default=2)
+@click.option("--all-invariants", is_flag=True, help="check every invariant (ghost state kept); default: none")
+def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants):
+    """Run one exploration to the end and print its figures as JSON."""
+    started = time.perf_counter()
+    from checker.engines import engine_session
+    from checker.progress import prepare_kernels
+    from invariants.registry import select
+    from model.registry import build_model
+
+    invariants = select(model_name, []) if all_invariants else []
+    model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **parse_bounds(bounds))
+    imported = time.perf_counter()
+    prepare_kernels([model])
+    compiled = time.perf_counter()
+    with engine_session(engine, master=master, partitions=partitions) as explore:
+        before = peak_rss_bytes()
+        result = explore(model, invariants, stop_at_first=False, symmetry=symmetry)
+        rss = peak_rss_bytes()
+    verdicts = {name: result.verdict(name) for name in result.invariants}
+    print(json.dumps({
+        "distinct_states": result.distinct_states,
+        "generated_states": result.generated_states,
+        "depth": result.depth,
+        "verdicts": verdicts,
+        "trace_lengths": {name: len(t) for name, t in result.violations.items()},
+        "import_seconds": round(imported - started, 3),
+        "kernel_seconds": round(compiled - imported, 3),
+        "search_seconds": round(result.seconds, 3),
+        "generated_per_second": round(result.generated_states / result.seconds) if result.seconds else None,
+        "peak_rss_mb": round(rss / 2**20, 1),
+        "peak_rss_bytes_per_state": round(rss / result.distinct_states, 1),
+        "search_rss_bytes_per_state": round((rss - before) / result.distinct_states, 1),
+    }))
+
+
+if __name__ == "__main__":
+    main()

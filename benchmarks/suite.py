@@ -1,0 +1,179 @@
+"""The benchmark suite: `python -m benchmarks [--only TEXT] [--readme]`.
+
+Each case runs in a fresh process (`benchmarks.case`), so its wall time includes Python start-up,
+imports and loading the compiled kernel, and its peak RSS is its own. The first case of each
+model also runs on an empty kernel cache, which measures the one-time compile. Results go to
+benchmarks/results/latest.json (merged with earlier results of cases not run this time) and to
+a table; `--readme` rewrites the README's performance section from that file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
+README = ROOT / "README.md"
+START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
+
+
+class Case(NamedTuple):
+    """One exploration to benchmark, and TLC's time for it where the reference figures give one."""
+
+    model: str
+    variant: str
+    bounds: str
+    symmetry: bool
+    engine: str = "local"
+    all_invariants: bool = False
+    tlc_seconds: float | None = None
+
+    @property
+    def name(self) -> str:
+        return (f"{self.model} {self.variant} {self.bounds or 'default'} {self.engine} "
+                f"symmetry {'on' if self.symmetry else 'off'}")
+
+
+SPEC_3222 = "replicas=3,log-size=2,max-records=2,max-epoch=2"
+SPEC_3223 = "replicas=3,log-size=2,max-records=2,max-epoch=3"
+FETCH_RF3 = "replicas=3"
+TLC = {("kip320", SPEC_3222, False): 64.0, ("kip320", SPEC_3222, True): 21.0, ("hw", SPEC_3222, False): 128.0}
+"""TLC's wall time, one worker, on this machine type (the project's reference figures)."""
+
+VARIANTS = ("hw", "kip101", "kip279", "kip320")
+CASES = [
+    *[Case("spec", v, SPEC_3222, s, tlc_seconds=TLC.get((v, SPEC_3222, s))) for v in VARIANTS for s in (False, True)],
+    *[Case("spec", "kip320", SPEC_3223, s) for s in (False, True)],
+    *[Case("spec", "kip320", b, s, "spark") for b, s in ((SPEC_3222, False), (SPEC_3222, True), (SPEC_3223, False))],
+    *[Case("fetch", v, FETCH_RF3, True, all_invariants=True) for v in VARIANTS],
+    Case("fetch", "kip320", FETCH_RF3, False, all_invariants=True),
+    Case("fetch", "kip320", FETCH_RF3, True, "spark", all_invariants=True),
+]
+
+
+def machine() -> str:
+    """The CPU, its core count and memory, in words."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        memory = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    except OSError:
+        memory = 0
+    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"
+
+
+def run_case(case: Case, cache_dir: str | None = None) -> dict:
+    """Run one case in a fresh process (on the kernel cache `cache_dir` when given)."""
+    command = [sys.executable, "-m", "benchmarks.case", "--model", case.model, "--variant", case.variant,
+               "--bounds", case.bounds, "--engine", case.engine]
+    command += ["--symmetry"] * case.symmetry + ["--all-invariants"] * case.all_invariants
+    env = dict(os.environ, **({"REPLCHECK_CACHE_DIR": cache_dir} if cache_dir else {}))
+    started = time.perf_counter()
+    out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if out.returncode != 0:
+        raise click.ClickException(f"{case.name} failed: {out.stderr.strip().splitlines()[-1:]}")
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    figures["wall_seconds"] = round(wall, 2)
+    if case.tlc_seconds:
+        figures["tlc_seconds"] = case.tlc_seconds
+        figures["x_tlc_wall"] = round(case.tlc_seconds / wall, 1)
+        figures["x_tlc_search"] = round(case.tlc_seconds / figures["search_seconds"], 1)
+    return figures
+
+
+def run_suite(cases: list[Case]) -> dict:
+    """Run the cases; the first of each model also on a cold cache. Returns name -> figures."""
+    results, cold_done = {}, set()
+    for case in cases:
+        Console(stderr=True).print(f"[dim]running {case.name}[/]")
+        figures = run_case(case)
+        if case.model not in cold_done:
+            with tempfile.TemporaryDirectory(prefix="replcheck-cold-") as cold:
+                figures["kernel_seconds_cold"] = run_case(case, cold)["kernel_seconds"]
+            cold_done.add(case.model)
+        results[case.name] = {**case._asdict(), **figures}
+    return results
+
+
+def table(results: dict) -> Table:
+    """The results as a rich table."""
+    out = Table(title="replcheck benchmarks", title_justify="left")
+    columns = ["distinct_states", "generated_states", "kernel_seconds_cold", "kernel_seconds", "search_seconds",
+               "wall_seconds", "generated_per_second", "peak_rss_bytes_per_state", "x_tlc_wall", "x_tlc_search"]
+    out.add_column("case")
+    for column in columns:
+        out.add_column(column.replace("_", " "), justify="right")
+    for name, figures in results.items():
+        out.add_row(name, *(_cell(figures.get(c)) for c in columns))
+    return out
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}" if isinstance(value, float) else str(value)
+
+
+def markdown(document: dict) -> str:
+    """The README's performance section, from a results document."""
+    lines = [f"Measured by `python -m benchmarks` on {document['machine']} ({document['date']}); each run in a",
+             "fresh process, whole state space, warm kernel cache unless marked cold. `x TLC` compares with TLC's",
+             "time on the same bounds (one worker, this machine type), where the reference figures give one.", "",
+             "| case | distinct states | generated | compile cold / warm (s) | search (s) | wall (s) | generated/s "
+             "| peak RSS B/state | x TLC wall / search |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, f in document["results"].items():
+        tlc = f"{f['x_tlc_wall']} / {f['x_tlc_search']}" if f.get("x_tlc_wall") else "-"
+        cold = f"{f['kernel_seconds_cold']:.1f} / " if f.get("kernel_seconds_cold") else ""
+        lines.append(f"| {name} | {f['distinct_states']:,} | {f['generated_states']:,} | {cold}{f['kernel_seconds']:.2f} "
+                     f"| {f['search_seconds']:.2f} | {f['wall_seconds']:.2f} | {f['generated_per_second']:,} "
+                     f"| {f['peak_rss_bytes_per_state']:,.0f} | {tlc} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `path` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+@click.command()
+@click.option("--only", default=None, help="run only the cases whose name contains this text")
+@click.option("--readme", is_flag=True, help="rewrite the README's performance section from the results file")
+def main(only, readme):
+    """Run the benchmark suite (or a part of it) and record the results."""
+    document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
+    cases = [c for c in CASES if only is None or only in c.name]
+    if cases and not (readme and only is None and document["results"]):
+        document["results"].update(run_suite(cases))
+        document["machine"], document["date"] = machine(), time.strftime("%Y-%m-%d")
+        order = [c.name for c in CASES]
+        document["results"] = dict(sorted(document["results"].items(),
+                                          key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        write_atomically(RESULTS, json.dumps(document, indent=2) + "\n")
+    Console(stderr=True, width=200).print(table(document["results"]))
+    print(json.dumps(document, indent=2))
+    if readme:
+        text = README.read_text()
+        if START not in text or END not in text:
+            raise click.ClickException(f"README.md has no {START} ... {END} section")
+        head, rest = text.split(START, 1)
+        write_atomically(README, head + START + "\n" + markdown(document) + END + rest.split(END, 1)[1])
