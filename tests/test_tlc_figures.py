@@ -18,6 +18,8 @@ TLC = {"hw": (62_855, 23), "kip101": (53_413, 21), "kip279": (53_099, 21), "kip3
 # TLC with SYMMETRY Permutations(Replicas): one state per orbit (bounds R/L/M/E).
 TLC_SYMMETRY = [("hw", (2, 2, 2, 3), 31_428), ("kip101", (2, 2, 2, 3), 26_707), ("kip279", (2, 2, 2, 3), 26_550),
                 ("kip320", (2, 2, 2, 3), 14_470), ("kip320", (3, 1, 1, 1), 1_165), ("kip320", (3, 1, 1, 2), 16_345)]
+# TLC without symmetry at the 3-replica bounds of that table.
+TLC_THREE_REPLICAS = {(3, 1, 1, 1): 6_787, (3, 1, 1, 2): 97_531}
 
 
 def bound_args(replicas, log_size, max_records, max_epoch) -> list[str]:
@@ -45,6 +47,9 @@ def test_symmetry_matches_tlc_orbit_counts(variant, bounds, orbits):
     assert out["symmetry"] is True
     assert out["distinct_states"] == orbits
     assert out["invariants"]["leader-in-isr-or-none"]["status"] == "holds"
+    if bounds in TLC_THREE_REPLICAS:
+        assert _count(variant, **dict(zip(("replicas", "log_size", "max_records", "max_epoch"), bounds))) == \
+            TLC_THREE_REPLICAS[bounds]
 
 
 @pytest.mark.parametrize("rms, states", [(3, 288), (5, 8_832), (7, 296_448)])
