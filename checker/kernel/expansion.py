@@ -38,10 +38,12 @@ class Expansion(NamedTuple):
 
 
 def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask: int, step_mask: int,
-               perms: np.ndarray, table: np.ndarray | None = None, count: int = 0) -> Expansion:
+               perms: np.ndarray, table: np.ndarray | None = None, count: int = 0,
+               expected: int | None = None) -> Expansion:
     """Expand every state of `front` (packed rows with fingerprints `front_fps`) in ascending
     fingerprint order; successors already in `table` (a fresh visited set when None) are not
-    new. `perms` are the replica renamings (identity only: no symmetry)."""
+    new. `perms` are the replica renamings (identity only: no symmetry). `expected`, an estimate
+    of the new states, sizes the output (it grows as needed)."""
     search, lay = kernel.search, kernel.layout
     # One compiled signature only: arrays unpickled by Spark are read-only, which numba types apart.
     front = np.require(front, np.int8, ["C", "W"])
@@ -49,12 +51,16 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     width, room = kernel.width, kernel.max_successors
     buf, acts = np.zeros((room, width), np.int8), np.zeros(room, np.int64)
     rank, canon, scratch = np.zeros(room, np.int64), np.zeros(width, np.int8), np.zeros(width, np.int8)
+    batched = room * search.BATCH
+    batch = np.zeros((batched, width), np.int8)
+    batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
     if table is None:
         table = new_table(2 * len(front) + room)
-    order = np.argsort(front_fps, kind="stable")
-    capacity = max(4096, 2 * len(front) + room)
+    order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
+    capacity = max(4096, int(1.1 * (2 * len(front) if expected is None else expected)) + batched)
     out = np.zeros((capacity, width), np.int8)
-    fps, parent, code, viol = (np.zeros(capacity, np.int64) for _ in range(4))
+    fps = np.zeros(capacity, np.int64)
+    parent, code, viol = (np.zeros(capacity, np.int32) for _ in range(3))
     properties = len(kernel.step_property_names)
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
@@ -63,17 +69,18 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     while True:
         position, n, count, g = search.expand(
             front, front_fps, order, position, lay, perms, invariant_mask, step_mask, table, count,
-            int(MAX_LOAD * table.shape[0]), buf, acts, rank, canon, scratch, out, fps, parent, code, viol, n,
-            fired, step_fp, step_code, step_parent)
+            int(MAX_LOAD * table.shape[0]), buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
+            batch_parents, out, fps, parent, code, viol, n, fired, step_fp, step_code, step_parent)
         generated += g
         if position >= len(order):
             break
-        if n + room > out.shape[0]:
-            out, fps, parent, code, viol = (_grown(a, 2 * out.shape[0]) for a in (out, fps, parent, code, viol))
-        if count + room > MAX_LOAD * table.shape[0]:
-            table = grow(table, count, count + room)
-    return Expansion(out[:n].copy(), fps[:n].copy(), parent[:n].copy(), code[:n].copy(), viol[:n].copy(), generated,
-                     fired, step_fp, step_code, step_parent, table, count)
+        if n + batched > out.shape[0]:
+            size = out.shape[0] + out.shape[0] // 2 + batched
+            out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
+        if count + batched > MAX_LOAD * table.shape[0]:
+            table = grow(table, count, count + batched)
+    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, step_fp, step_code,
+                     step_parent, table, count)
 
 
 def _grown(array: np.ndarray, size: int) -> np.ndarray:

@@ -65,6 +65,13 @@ def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: 
     """Explore every state reachable from the model's initial states on its compiled kernel
     (see the module docstring), one state per orbit under replica renaming with `symmetry`.
     Same meaning of the options and the same result as `checker.local.explore`."""
+    from ..local import gc_paused
+
+    with gc_paused():
+        return _explore(model, properties, stop_at_first, max_depth, on_level, symmetry)
+
+
+def _explore(model, properties, stop_at_first, max_depth, on_level, symmetry) -> CheckResult:
     started = time.perf_counter()
     kernel = model.kernel
     search, lay = kernel.search, kernel.layout
@@ -95,7 +102,7 @@ def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: 
     broken: dict[str, tuple[int, int]] = {}
     fired = np.zeros(len(kernel.action_kinds), np.int64)
     new = np.zeros(len(kernel.action_kinds), np.int64)
-    depth, base = 0, 0
+    depth, base, growth = 0, 0, 3.0
     result.levels.append(LevelStats(0, len(front), 0, count, time.perf_counter() - started))
     if on_level:
         on_level(result.levels[-1], len(front))
@@ -103,7 +110,7 @@ def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: 
     exhausted = len(front) == 0
     while keep_exploring(exhausted=exhausted, found={**found, **broken}, invariant_count=len(properties),
                          stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
-        level = expand_all(kernel, front, front_fps, inv_mask, step_mask, perms, table, count)
+        level = expand_all(kernel, front, front_fps, inv_mask, step_mask, perms, table, count, int(growth * len(front)))
         table, count, n_out, generated = level.table, level.count, len(level.fps), level.generated
         fired += level.fired
         result.generated_states += generated
@@ -115,6 +122,7 @@ def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: 
             exhausted = True
             break
         depth += 1
+        growth = n_out / len(front)
         discovered.add_level(base + len(front), base + level.parent, level.code)
         new += np.bincount(level.code >> 12, minlength=len(new))
         base += len(front)

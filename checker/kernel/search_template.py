@@ -10,7 +10,8 @@ naming that model's kernel module, and each copy is compiled and cached once.
 from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
-from checker.kernel.visited_set import add
+from checker.kernel.prefetch import prefetch
+from checker.kernel.visited_set import add, home
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
 
 
@@ -35,12 +36,17 @@ def step(row, lay, code, buf, acts):
     return -1
 
 
+BATCH = 16
+"""Frontier states expanded before their successors are looked up in the visited set: the
+lookups of a batch are prefetched together, so their cache misses overlap."""
+
+
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, table, count, table_limit,
-           buf, acts, rank, canon, scratch, out, out_fps, out_parent, out_code, out_viol, n_out,
-           fired, step_fp, step_code, step_parent):
+           buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
+           out, out_fps, out_parent, out_code, out_viol, n_out, fired, step_fp, step_code, step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
-    the frontier is done or `out` or the visited set `table` is too full for one more state.
+    the frontier is done or `out` or the visited set `table` is too full for one more batch.
 
     Each successor is reduced to its orbit's representative (when `perms` has more than the
     identity), fingerprinted and added to `table`; a new one is appended to the `out` arrays
@@ -48,48 +54,58 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     `invariant_mask`). A state's successors are taken in action-code order, so the first route
     to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
     step is also checked against the step properties in `step_mask`, keeping per property the
-    smallest breaking (parent fingerprint, action). Returns (next position, n_out, count,
-    successors generated)."""
+    smallest breaking (parent fingerprint, action). `BATCH` states are expanded into `batch`
+    before their successors are looked up, in the same order. Returns (next position, n_out,
+    count, successors generated)."""
     width = front.shape[1]
-    room = buf.shape[0]
+    room = buf.shape[0] * BATCH
     generated = 0
     i = start
     while i < order.shape[0]:
         if n_out + room > out.shape[0] or count + room > table_limit:
             break
-        p = order[i]
-        s = front[p]
-        parent_fp = front_fps[p]
-        n = successors(s, lay, buf, acts)
-        generated += n
-        for j in range(n):  # insertion sort of the successors by action code
-            rank[j] = j
-            k = j
-            while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
-                rank[k - 1], rank[k] = rank[k], rank[k - 1]
-                k -= 1
-        for jj in range(n):
-            j = rank[jj]
-            code = acts[j]
-            fired[code >> 12] += 1
-            row = buf[j]
-            if step_mask:
-                broken = broken_steps(s, code, row, lay, step_mask)
-                for b in range(step_fp.shape[0]):
-                    if (broken >> b) & 1 and (parent_fp < step_fp[b] or (parent_fp == step_fp[b] and code < step_code[b])
-                                              or step_parent[b] < 0):
-                        step_fp[b], step_code[b], step_parent[b] = parent_fp, code, p
-            if perms.shape[0] > 1:
-                row = canonical(row, lay, perms, canon, scratch)
-            fp = fingerprint(row)
-            if add(table, fp):
+        m = 0
+        end = min(i + BATCH, order.shape[0])
+        for ii in range(i, end):
+            p = order[ii]
+            s = front[p]
+            parent_fp = front_fps[p]
+            n = successors(s, lay, buf, acts)
+            generated += n
+            for j in range(n):  # insertion sort of the successors by action code
+                rank[j] = j
+                k = j
+                while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
+                    rank[k - 1], rank[k] = rank[k], rank[k - 1]
+                    k -= 1
+            for jj in range(n):
+                j = rank[jj]
+                code = acts[j]
+                fired[code >> 12] += 1
+                row = buf[j]
+                if step_mask:
+                    broken = broken_steps(s, code, row, lay, step_mask)
+                    for b in range(step_fp.shape[0]):
+                        if (broken >> b) & 1 and (parent_fp < step_fp[b]
+                                                  or (parent_fp == step_fp[b] and code < step_code[b])):
+                            step_fp[b], step_code[b], step_parent[b] = parent_fp, code, p
+                if perms.shape[0] > 1:
+                    row = canonical(row, lay, perms, canon, scratch)
+                for w in range(width):
+                    batch[m, w] = row[w]
+                fp = fingerprint(row)
+                batch_fps[m], batch_codes[m], batch_parents[m] = fp, code, p
+                prefetch(table, home(table, fp))
+                m += 1
+        for q in range(m):
+            if add(table, batch_fps[q]):
                 count += 1
                 for w in range(width):
-                    out[n_out, w] = row[w]
-                out_fps[n_out] = fp
-                out_parent[n_out] = p
-                out_code[n_out] = code
-                out_viol[n_out] = violations(row, lay, invariant_mask)
+                    out[n_out, w] = batch[q, w]
+                out_fps[n_out] = batch_fps[q]
+                out_parent[n_out] = batch_parents[q]
+                out_code[n_out] = batch_codes[q]
+                out_viol[n_out] = violations(out[n_out], lay, invariant_mask)
                 n_out += 1
-        i += 1
+        i = end
     return i, n_out, count, generated

@@ -14,10 +14,16 @@ MAX_LOAD = 0.7
 
 
 @kernel
+def home(table, fp):
+    """The first slot probed for `fp`."""
+    return (fp ^ (fp >> 29)) & (table.shape[0] - 1)
+
+
+@kernel
 def _slot(table, fp):
     """The slot holding `fp`, or the empty slot where it belongs (linear probing)."""
     mask = table.shape[0] - 1
-    i = (fp ^ (fp >> 29)) & mask
+    i = home(table, fp)
     while table[i] != 0 and table[i] != fp:
         i = (i + 1) & mask
     return i
