@@ -1,40 +1,59 @@
 """Invariants of the `fetch` model, in the words of the operator's question: can an
-acknowledged or committed write be lost, and can replicas disagree?"""
+acknowledged or committed write be lost, and can replicas disagree? Written over packed
+states (see `model.fetch.layout`) so the compiled search evaluates them; on readable states
+each is evaluated by encoding first.
+
+Every property here is symmetric: none names a replica, so renaming replicas never changes a
+verdict and symmetry reduction may be used with all of them."""
 
 from __future__ import annotations
 
 from checker.invariant import Invariant, StepProperty
+from checker.kernel.jit import kernel
+from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
-from model.fetch.state import NONE, FetchState, members
+from model.fetch.layout import (acked_epoch, acked_offset, alive, committed_epoch, committed_offset, consumer_hw,
+                                controller_isr, controller_leader, epoch, ghost_records, has_record, hw, isr, leader,
+                                leo, member, same_record)
+from model.fetch.state import NONE
 
 
-def _held_by_true_leader(state: FetchState, records: tuple) -> bool:
-    t = true_leader(state)
-    if t is None:
-        return True
-    log = state.brokers[t].log
-    return all(offset < len(log) and log[offset] == record for offset, record in records)
-
-
-def committed_survives(state: FetchState) -> bool:
+@kernel
+def committed_survives(s, lay):
     """Every record that was ever below a true leader's HW is at its offset in the current true
     leader's log, whenever there is one.
 
     A failure means a consumer could have read a message that the partition no longer has:
     committed data was lost (or replaced) by a truncation or an election."""
-    return _held_by_true_leader(state, state.committed)
+    ldr = true_leader(s, lay)
+    if ldr == NONE:
+        return True
+    for rid in range(ghost_records(lay)):
+        offset = committed_offset(s, lay, rid)
+        if offset >= 0 and not has_record(s, lay, ldr, offset, rid, committed_epoch(s, lay, rid)):
+            return False
+    return True
 
 
-def acked_survives(state: FetchState) -> bool:
+@kernel
+def acked_survives(s, lay):
     """Every acknowledged write is at its offset in the current true leader's log.
 
     A failure means a producer was told its write succeeded and the write is gone: expected
     with acks=1 (the leader acknowledges before any follower has the record), a protocol bug
     with acks=all and min.insync.replicas=2 unless every replica crashed."""
-    return _held_by_true_leader(state, state.acked)
+    ldr = true_leader(s, lay)
+    if ldr == NONE:
+        return True
+    for rid in range(ghost_records(lay)):
+        offset = acked_offset(s, lay, rid)
+        if offset >= 0 and not has_record(s, lay, ldr, offset, rid, acked_epoch(s, lay, rid)):
+            return False
+    return True
 
 
-def no_divergence(state: FetchState) -> bool:
+@kernel
+def no_divergence(s, lay):
     """No two live replicas in the same leader epoch hold different records at an offset below
     both of their HWs. (Replicas in different epochs may disagree for a while: that is what
     truncation on becoming follower repairs. What survives into a common epoch is never
@@ -43,90 +62,187 @@ def no_divergence(state: FetchState) -> bool:
     A failure means the replicas' logs have diverged below what each considers committed:
     consumers reading from different leaders over time see different data at the same offset,
     and nothing in the protocol will ever repair it."""
-    live = [b for b in state.brokers if b.alive and b.epoch >= 0]
-    for i, a in enumerate(live):
-        for b in live[i + 1:]:
-            upto = min(a.hw, b.hw, a.leo, b.leo)
-            if a.epoch == b.epoch and a.log[:upto] != b.log[:upto]:
-                return False
+    for a in range(lay.replicas):
+        if not alive(s, lay, a) or epoch(s, lay, a) < 0:
+            continue
+        for b in range(a + 1, lay.replicas):
+            if not alive(s, lay, b) or epoch(s, lay, b) != epoch(s, lay, a):
+                continue
+            upto = min(hw(s, lay, a), hw(s, lay, b), leo(s, lay, a), leo(s, lay, b))
+            for offset in range(upto):
+                if not same_record(s, lay, a, b, offset):
+                    return False
     return True
 
 
-def hw_monotonic(state: FetchState) -> bool:
+@kernel
+def hw_monotonic(s, lay):
     """The committed offset consumers see (the true leader's HW) is never below the highest one
     they have seen before (a ghost variable kept across leader changes).
 
     A failure means the committed offset moved backwards on a failover: the new leader's HW was
     its old follower HW, one fetch round behind (KAFKA-2334; KIP-207 later made new leaders wait
     before serving offsets)."""
-    t = true_leader(state)
-    return t is None or state.brokers[t].hw >= state.consumer_hw
+    ldr = true_leader(s, lay)
+    return ldr == NONE or hw(s, lay, ldr) >= consumer_hw(s, lay)
 
 
-def leader_hw_never_decreases(before: FetchState, action: tuple, after: FetchState) -> bool:
+@kernel
+def leads(s, lay, r):
+    """Broker r is alive and believes it leads."""
+    return alive(s, lay, r) and leader(s, lay, r) == r
+
+
+@kernel
+def leader_hw_never_decreases(s, t, lay):
     """A replica that leads in the same epoch before and after a step has not lowered its HW.
 
     A failure means a leader moved its HW backwards while it stayed leader: records consumers
     could read would become invisible again without any failover. Kafka's leader only ever
     raises its HW (on a produce append, a fetch, becoming leader, an ISR change)."""
-    for r, (b, a) in enumerate(zip(before.brokers, after.brokers)):
-        if b.alive and a.alive and b.leader == a.leader == r and b.epoch == a.epoch and a.hw < b.hw:
+    for r in range(lay.replicas):
+        stays = leads(s, lay, r) and leads(t, lay, r) and epoch(s, lay, r) == epoch(t, lay, r)
+        if stays and hw(t, lay, r) < hw(s, lay, r):
             return False
     return True
 
 
-def single_leader(state: FetchState) -> bool:
+@kernel
+def single_leader(s, lay):
     """At most one live replica believes it leads in any given leader epoch.
 
     A failure means two brokers accept writes for the same epoch, so epoch-based truncation
     cannot tell their records apart."""
-    epochs = [b.epoch for r, b in enumerate(state.brokers) if b.alive and b.leader == r]
-    return len(epochs) == len(set(epochs))
+    for a in range(lay.replicas):
+        for b in range(a + 1, lay.replicas):
+            if leads(s, lay, a) and leads(s, lay, b) and epoch(s, lay, a) == epoch(s, lay, b):
+                return False
+    return True
 
 
-def leader_in_isr(state: FetchState) -> bool:
+@kernel
+def leader_in_isr(s, lay):
     """The controller's leader, when there is one, is in the controller's ISR.
 
     A failure means the controller handed leadership to a replica not known to hold every
     committed record: an unclean election."""
-    c = state.controller
-    return c.leader == NONE or c.isr >> c.leader & 1 == 1
+    ldr = controller_leader(s, lay)
+    return ldr == NONE or member(controller_isr(s, lay), ldr)
 
 
-def _agrees_below_hw(state: FetchState, r1: int, isr: int) -> bool:
-    hw = state.brokers[r1].hw
-    committed = state.brokers[r1].log[:hw]
-    return all(len(committed) == hw and state.brokers[r2].log[:hw] == committed for r2 in members(isr))
+@kernel
+def agrees_below_hw(s, lay, r1, replicas):
+    """Every replica in `replicas` holds exactly r1's record at every offset below r1's HW (an
+    offset missing from either log is a disagreement; an empty set agrees vacuously)."""
+    h = hw(s, lay, r1)
+    for r2 in range(lay.replicas):
+        if not member(replicas, r2):
+            continue
+        if leo(s, lay, r1) < h or leo(s, lay, r2) < h:
+            return False
+        for offset in range(h):
+            if not same_record(s, lay, r1, r2, offset):
+                return False
+    return True
 
 
-def weak_isr(state: FetchState) -> bool:
+@kernel
+def weak_isr(s, lay):
     """Every live replica that believes it leads agrees, below its HW, with every member of its
     own ISR view.
 
     A failure means a leader counts as in sync a replica that lacks records it has already
     exposed to consumers."""
-    return all(not b.alive or b.leader != r or _agrees_below_hw(state, r, b.isr) for r, b in enumerate(state.brokers))
+    for r in range(lay.replicas):
+        if leads(s, lay, r) and not agrees_below_hw(s, lay, r, isr(s, lay, r)):
+            return False
+    return True
 
 
-def strong_isr(state: FetchState) -> bool:
+@kernel
+def strong_isr(s, lay):
     """Every live replica that believes it leads agrees, below its HW, with every member of the
     controller's ISR, the set the next clean election picks from.
 
     A failure means the next clean election may pick a replica that lacks a record consumers
     could already read."""
-    isr = state.controller.isr
-    return all(not b.alive or b.leader != r or _agrees_below_hw(state, r, isr) for r, b in enumerate(state.brokers))
+    for r in range(lay.replicas):
+        if leads(s, lay, r) and not agrees_below_hw(s, lay, r, controller_isr(s, lay)):
+            return False
+    return True
 
 
-INVARIANTS = (
-    Invariant("committed-survives", "committed records stay in the true leader's log", committed_survives, True),
-    Invariant("acked-survives", "acknowledged writes stay in the true leader's log", acked_survives, True),
-    Invariant("no-divergence", "no two replicas in one epoch differ below both their HWs", no_divergence),
-    Invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),
-    StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
-                 leader_hw_never_decreases),
-    Invariant("single-leader", "at most one replica leads per epoch", single_leader),
-    Invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr),
-    Invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr),
-    Invariant("strong-isr", "the controller's ISR holds every leader's log below its HW", strong_isr),
+@kernel
+def violations(s, lay, selected):
+    """The invariants among `selected` (bit i: the i-th of `STATE_INVARIANTS`) that `s` violates."""
+    mask = 0
+    if selected & 1 and not committed_survives(s, lay):
+        mask |= 1
+    if selected & 2 and not acked_survives(s, lay):
+        mask |= 2
+    if selected & 4 and not no_divergence(s, lay):
+        mask |= 4
+    if selected & 8 and not hw_monotonic(s, lay):
+        mask |= 8
+    if selected & 16 and not single_leader(s, lay):
+        mask |= 16
+    if selected & 32 and not leader_in_isr(s, lay):
+        mask |= 32
+    if selected & 64 and not weak_isr(s, lay):
+        mask |= 64
+    if selected & 128 and not strong_isr(s, lay):
+        mask |= 128
+    return mask
+
+
+@kernel
+def broken_steps(s, code, t, lay, selected):
+    """The step properties among `selected` (bit i: the i-th of `STEP_PROPERTIES`) that the step
+    from `s` to `t` (by action `code`) breaks."""
+    if selected & 1 and not leader_hw_never_decreases(s, t, lay):
+        return 1
+    return 0
+
+
+def _on_readable(predicate):
+    """A predicate over packed rows as a predicate over readable states."""
+    def holds(state) -> bool:
+        lay = fitting_layout(state)
+        return bool(predicate(encode(state, lay), lay))
+    holds.__doc__ = predicate.__doc__
+    return holds
+
+
+def _step_on_readable(predicate):
+    """A step predicate over packed rows as one over readable (before, action, after)."""
+    def holds(before, action, after) -> bool:
+        lay = fitting_layout(before, after)
+        return bool(predicate(encode(before, lay), encode(after, lay), lay))
+    holds.__doc__ = predicate.__doc__
+    return holds
+
+
+def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False) -> Invariant:
+    return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate)
+
+
+STATE_INVARIANTS = (
+    _invariant("committed-survives", "committed records stay in the true leader's log", committed_survives, True),
+    _invariant("acked-survives", "acknowledged writes stay in the true leader's log", acked_survives, True),
+    _invariant("no-divergence", "no two replicas in one epoch differ below both their HWs", no_divergence),
+    _invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),
+    _invariant("single-leader", "at most one replica leads per epoch", single_leader),
+    _invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr),
+    _invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr),
+    _invariant("strong-isr", "the controller's ISR holds every leader's log below its HW", strong_isr),
 )
+"""In the order of their bits in `violations`."""
+
+STEP_PROPERTIES = (
+    StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
+                 _step_on_readable(leader_hw_never_decreases), symmetric=True),
+)
+"""In the order of their bits in `broken_steps`."""
+
+INVARIANTS = (*STATE_INVARIANTS[:4], *STEP_PROPERTIES, *STATE_INVARIANTS[4:])
+"""Every property, in listing order."""

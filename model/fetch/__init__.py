@@ -1,8 +1,13 @@
 """The `fetch` model: Kafka replication as operators see it (FETCH requests and responses,
 remote LEOs, acks and min.insync.replicas, crashes, flushes, HW checkpoints, unclean election).
 
-Modules follow the protocol's concerns: `state`, `bounds`, `hw` (how a leader's HW moves),
-`producer`, `replication` (fetch), `isr`, `controller`, `lifecycle` (crash, restart, flush,
-checkpoint), `leadership` (LeaderAndIsr handling, with each variant's truncation in `truncation`),
-`ghost` (acked and committed records, for the invariants) and `model`.
+The rules are compiled kernels over packed states. `layout` declares the packed row and its
+accessors, `codec` maps it to and from the readable `state`, and one module per protocol
+concern holds one kernel per action: `producer`, `replication` (fetch), `isr`, `controller`
+(noticing brokers, elections), `lifecycle` (crash, restart, flush, checkpoint) and `leadership`
+(LeaderAndIsr handling), with `hw` (how a leader's HW moves), `truncation` and `variants` (what
+each variant changes) and `ghost` (acked and committed records, for the invariants).
+`successors` runs every action, `symmetry` renames replicas, `kernel` is what the compiled
+search imports, and `model` is the checker's view of it all; `bounds`, `kinds`, `words` and
+`json_state` name and show things.
 """

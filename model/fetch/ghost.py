@@ -1,40 +1,46 @@
 """Ghost variables: what producers were promised and what consumers could read. Only the
-invariants read them; the model keeps them only when an invariant needs them, so plain runs
-are not inflated."""
+invariants read them; the model keeps them only when built with ghost on, so plain runs are
+not inflated."""
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
+from checker.kernel.jit import kernel
+
 from .hw import is_true_leader
-from .state import FetchState, members
+from .layout import (ack, alive, commit, consumer_hw, controller_leader, epoch, hw, isr, leader, leo, pending_count,
+                     pending_epoch, pending_leader, pending_offset, pending_record_epoch, pending_record_id,
+                     record_epoch, record_id, remove_pending, set_consumer_hw, size)
+from .state import NONE
 
 
-def true_leader(state: FetchState) -> int | None:
-    """The replica that is the controller's leader and acts as leader in its epoch, if any."""
-    leader = state.controller.leader
-    return leader if leader >= 0 and is_true_leader(state, leader) else None
+@kernel
+def true_leader(s, lay):
+    """The replica that is the controller's leader and acts as leader in its epoch (NONE if none)."""
+    ldr = controller_leader(s, lay)
+    return ldr if ldr != NONE and is_true_leader(s, lay, ldr) else NONE
 
 
-def update_ghost(state: FetchState, config: FetchConfig) -> FetchState:
+@kernel
+def update_ghost(t, lay):
     """After any step: records below the true leader's HW become committed (and the highest such
     HW is what consumers have seen); an acks=all write is acknowledged once its leader, still
     leading in its epoch, has its HW past the write's offset, unless the ISR has shrunk below
     min.insync.replicas by then (NotEnoughReplicasAfterAppend), and forgotten if its leader
     crashed or lost the epoch."""
-    committed, acked, pending, seen = state.committed, state.acked, [], state.consumer_hw
-    t = true_leader(state)
-    if t is not None:
-        b = state.brokers[t]
-        new = tuple((offset, record) for offset, record in enumerate(b.log[:b.hw]) if (offset, record) not in committed)
-        committed = tuple(sorted(committed + new))
-        seen = max(seen, b.hw)
-    for p in state.pending:
-        b = state.brokers[p.leader]
-        if not (b.alive and b.leader == p.leader and b.epoch == p.epoch):
-            continue
-        if b.hw > p.offset:
-            if len(list(members(b.isr))) >= config.min_insync_replicas:
-                acked = tuple(sorted(acked + ((p.offset, p.record),)))
-            continue
-        pending.append(p)
-    return state._replace(committed=committed, acked=acked, pending=tuple(pending), consumer_hw=seen)
+    ldr = true_leader(t, lay)
+    if ldr != NONE:
+        h = hw(t, lay, ldr)
+        for offset in range(min(h, leo(t, lay, ldr))):
+            commit(t, lay, offset, record_id(t, lay, ldr, offset), record_epoch(t, lay, ldr, offset))
+        set_consumer_hw(t, lay, max(consumer_hw(t, lay), h))
+    i = 0
+    while i < pending_count(t, lay):
+        p = pending_leader(t, lay, i)
+        if not (alive(t, lay, p) and leader(t, lay, p) == p and epoch(t, lay, p) == pending_epoch(t, lay, i)):
+            remove_pending(t, lay, i)
+        elif hw(t, lay, p) > pending_offset(t, lay, i):
+            if size(isr(t, lay, p)) >= lay.min_insync:
+                ack(t, lay, pending_offset(t, lay, i), pending_record_id(t, lay, i), pending_record_epoch(t, lay, i))
+            remove_pending(t, lay, i)
+        else:
+            i += 1

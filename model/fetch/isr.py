@@ -2,38 +2,62 @@
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
-from .hw import advanced_hw, is_true_leader
-from .state import FetchState, members, with_broker
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .hw import advance_hw, is_true_leader
+from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
+from .layout import cache_size, cache_start, hw, isr, leo, member, remote_leo, set_controller_isr, set_isr
+from .variants import fenced
 
 
-def _write_isr(state: FetchState, leader: int, isr: int) -> FetchState:
-    """The leader adopts `isr`, records it at the controller, and recomputes its HW."""
-    b = advanced_hw(leader, state.brokers[leader]._replace(isr=isr))
-    return with_broker(state, leader, b)._replace(controller=state.controller._replace(isr=isr))
+@kernel
+def write_isr(t, lay, ldr, new_isr):
+    """The true leader adopts `new_isr`, records it at the controller (the write succeeds since
+    it leads the controller's epoch), and recomputes its HW."""
+    set_isr(t, lay, ldr, new_isr)
+    set_controller_isr(t, lay, new_isr)
+    advance_hw(t, lay, ldr)
 
 
-def leader_shrink_isr(state: FetchState, config: FetchConfig):
+@kernel
+def epoch_start(s, lay, r):
+    """The first offset of broker r's latest leader epoch in its log (0 with an empty cache)."""
+    n = cache_size(s, lay, r)
+    return cache_start(s, lay, r, n - 1) if n else 0
+
+
+@kernel
+def leader_shrink_isr(s, lay, out, acts, n):
     """The true leader drops a follower whose remote LEO is behind its own LEO: in abstract time,
     "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind."""
-    for leader, b in enumerate(state.brokers):
-        if not is_true_leader(state, leader):
+    for ldr in range(lay.replicas):
+        if not is_true_leader(s, lay, ldr):
             continue
-        for f in members(b.isr):
-            if f != leader and b.remote[f] < b.leo:
-                yield ("LeaderShrinkIsr", leader, f), _write_isr(state, leader, b.isr & ~(1 << f))
+        view = isr(s, lay, ldr)
+        for f in range(lay.replicas):
+            if member(view, f) and f != ldr and remote_leo(s, lay, ldr, f) < leo(s, lay, ldr):
+                t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
+                write_isr(t, lay, ldr, view & ~(1 << f))
+                n += 1
+    return n
 
 
-def leader_expand_isr(state: FetchState, config: FetchConfig, fenced: bool):
+@kernel
+def leader_expand_isr(s, lay, out, acts, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
     start offset of the leader's current epoch)."""
-    for leader, b in enumerate(state.brokers):
-        if not is_true_leader(state, leader):
+    for ldr in range(lay.replicas):
+        if not is_true_leader(s, lay, ldr):
             continue
-        epoch_start = b.cache[-1][1] if b.cache else 0
-        for f in range(config.replicas):
-            if b.isr >> f & 1 or f == leader or b.remote[f] < b.hw:
+        view = isr(s, lay, ldr)
+        for f in range(lay.replicas):
+            known = remote_leo(s, lay, ldr, f)
+            if member(view, f) or f == ldr or known < hw(s, lay, ldr):
                 continue
-            if fenced and b.remote[f] < epoch_start:
+            if fenced(lay) and known < epoch_start(s, lay, ldr):
                 continue
-            yield ("LeaderExpandIsr", leader, f), _write_isr(state, leader, b.isr | 1 << f)
+            t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
+            write_isr(t, lay, ldr, view | (1 << f))
+            n += 1
+    return n

@@ -2,55 +2,69 @@
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
-from .hw import advanced_hw
-from .state import NONE, NO_FETCH, FetchState, with_broker
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .hw import advance_hw
+from .kinds import BECOME_FOLLOWER, BECOME_LEADER
+from .layout import (alive, cache_push, cache_trim, clear_fetch, drop_requests_up_to, epoch, flushed, has_request, hw,
+                     leader, leo, request_isr, request_leader, set_flushed, set_hw, set_remote_leo, set_view, truncate)
+from .state import NONE
+from .variants import asks_leader, fenced, truncation_point
 
 
-def become_leader(state: FetchState, config: FetchConfig):
+@kernel
+def become_leader(s, lay, out, acts, n):
     """The live replica a request names leader, in an epoch above its own, takes the epoch and
     ISR, starts its epoch in its cache at its LEO and forgets remote LEOs. Its HW is its old
-    follower HW, which may lag the previous leader's (KAFKA-2334)."""
-    for r, b in enumerate(state.brokers):
-        if not b.alive:
+    follower HW, which may lag the previous leader's (KAFKA-2334), raised only if its ISR's
+    known LEOs allow."""
+    for r in range(lay.replicas):
+        if not alive(s, lay, r):
             continue
-        for request in b.inbox:
-            if request.leader == r and request.epoch > b.epoch:
-                yield ("BecomeLeader", r, request.epoch), with_broker(state, r, _lead(b, r, request, config))
+        for e in range(epoch(s, lay, r) + 1, lay.max_epoch + 1):
+            if not (has_request(s, lay, r, e) and request_leader(s, lay, r, e) == r):
+                continue
+            t = emit(s, out, acts, n, action_code(BECOME_LEADER, r, e, 0))
+            end = leo(s, lay, r)
+            cache_push(t, lay, r, e, end)
+            for f in range(lay.replicas):
+                set_remote_leo(t, lay, r, f, end if f == r else -1)
+            set_view(t, lay, r, e, r, request_isr(s, lay, r, e))
+            clear_fetch(t, lay, r)
+            drop_requests_up_to(t, lay, r, e)
+            advance_hw(t, lay, r)
+            n += 1
+    return n
 
 
-def _lead(b, r: int, request, config: FetchConfig):
-    """Broker b (id r) taking leadership in the request's epoch."""
-    cache = b.cache + ((request.epoch, b.leo),)
-    remote = tuple(b.leo if f == r else -1 for f in range(config.replicas))
-    return advanced_hw(r, b._replace(epoch=request.epoch, leader=r, isr=request.isr, cache=cache, remote=remote,
-                                     fetch=NO_FETCH, inbox=_newer(b.inbox, request.epoch)))
-
-
-def become_follower(state: FetchState, config: FetchConfig, variant):
+@kernel
+def become_follower(s, lay, out, acts, n):
     """A live replica takes a request naming another leader in an epoch above its own: it
     truncates at its variant's point (the epoch variants ask the live leader; under kip320 only a
     leader already in that epoch answers), caps its HW there, follows the new leader and drops
     its in-flight fetch."""
-    for r, b in enumerate(state.brokers):
-        if not b.alive:
+    for r in range(lay.replicas):
+        if not alive(s, lay, r):
             continue
-        for request in b.inbox:
-            leader = request.leader
-            if leader in (r, NONE) or request.epoch <= b.epoch:
+        for e in range(epoch(s, lay, r) + 1, lay.max_epoch + 1):
+            if not has_request(s, lay, r, e):
                 continue
-            lb = state.brokers[leader]
-            if variant.asks_leader and not lb.alive:
+            ldr = request_leader(s, lay, r, e)
+            if ldr == r or ldr == NONE:
                 continue
-            if variant.fenced and not (lb.leader == leader and lb.epoch == request.epoch):
+            if asks_leader(lay) and not alive(s, lay, ldr):
                 continue
-            k = min(variant.truncate(b, lb), b.leo)
-            after = b._replace(log=b.log[:k], flushed=min(b.flushed, k), cache=tuple(e for e in b.cache if e[1] < k),
-                               hw=min(b.hw, k), epoch=request.epoch, leader=leader, isr=0, fetch=NO_FETCH,
-                               inbox=_newer(b.inbox, request.epoch))
-            yield ("BecomeFollower", r, leader, request.epoch), with_broker(state, r, after)
-
-
-def _newer(inbox: tuple, epoch: int) -> tuple:
-    """The requests still worth handling once a broker is in `epoch` (later ones only)."""
-    return tuple(q for q in inbox if q.epoch > epoch)
+            if fenced(lay) and not (leader(s, lay, ldr) == ldr and epoch(s, lay, ldr) == e):
+                continue
+            k = min(truncation_point(s, lay, r, ldr), leo(s, lay, r))
+            t = emit(s, out, acts, n, action_code(BECOME_FOLLOWER, r, ldr, e))
+            truncate(t, lay, r, k)
+            set_flushed(t, lay, r, min(flushed(s, lay, r), k))
+            cache_trim(t, lay, r, k)
+            set_hw(t, lay, r, min(hw(s, lay, r), k))
+            set_view(t, lay, r, e, ldr, 0)
+            clear_fetch(t, lay, r)
+            drop_requests_up_to(t, lay, r, e)
+            n += 1
+    return n

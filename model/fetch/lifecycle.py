@@ -2,50 +2,84 @@
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
-from .state import NONE, NO_EPOCH, NO_FETCH, FetchState, with_broker
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .kinds import CHECKPOINT_HW, CRASH, FLUSH, RESTART
+from .layout import (IDLE, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes, drop_requests_up_to,
+                     fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint, set_flushed, set_hw,
+                     set_remote_leo, set_view, truncate)
+from .state import NO_EPOCH, NONE
 
 
-def crash(state: FetchState, config: FetchConfig):
-    """Broker r crashes: all memory state is lost, and so is the unflushed tail of its log (with
-    its epoch-cache entries); in-flight fetches to, from and of r, and the LeaderAndIsr requests
-    it had not handled, are dropped."""
-    if state.crashes >= config.max_crashes:
-        return
-    for r, b in enumerate(state.brokers):
-        if not b.alive:
+@kernel
+def lose_memory(t, lay, r):
+    """Broker r goes down: what was only in its page cache (the unflushed tail of its log, with
+    its epoch-cache entries) and all its memory state (HW, epoch, leader, ISR, remote LEOs, its
+    in-flight fetch, its unhandled LeaderAndIsr requests) are gone."""
+    set_alive(t, lay, r, False)
+    kept = flushed(t, lay, r)
+    truncate(t, lay, r, kept)
+    cache_trim(t, lay, r, kept)
+    set_hw(t, lay, r, 0)
+    set_view(t, lay, r, NO_EPOCH, NONE, 0)
+    for f in range(lay.replicas):
+        set_remote_leo(t, lay, r, f, -1)
+    clear_fetch(t, lay, r)
+    drop_requests_up_to(t, lay, r, lay.max_epoch)
+
+
+@kernel
+def crash(s, lay, out, acts, n):
+    """Broker r crashes (while crashes remain in the bounds): it loses its memory and its
+    unflushed records, and in-flight fetches to r are dropped."""
+    if crashes(s, lay) >= lay.max_crashes:
+        return n
+    for r in range(lay.replicas):
+        if not alive(s, lay, r):
             continue
-        log = b.log[:b.flushed]
-        cache = tuple(entry for entry in b.cache if entry[1] < len(log))
-        dead = b._replace(alive=False, log=log, cache=cache, hw=0, epoch=NO_EPOCH, leader=NONE, isr=0,
-                          remote=(-1,) * config.replicas, fetch=NO_FETCH, inbox=())
-        after = with_broker(state, r, dead)
-        for f, other in enumerate(after.brokers):
-            if other.fetch and other.fetch.leader == r:
-                after = with_broker(after, f, other._replace(fetch=NO_FETCH))
-        yield ("Crash", r), after._replace(crashes=state.crashes + 1)
+        t = emit(s, out, acts, n, action_code(CRASH, r, 0, 0))
+        lose_memory(t, lay, r)
+        for f in range(lay.replicas):
+            if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
+                clear_fetch(t, lay, f)
+        count_crash(t, lay)
+        n += 1
+    return n
 
 
-def restart(state: FetchState, config: FetchConfig):
+@kernel
+def restart(s, lay, out, acts, n):
     """Broker r restarts from disk: HW = min(checkpointed HW, LEO); it knows no epoch or leader
     until a LeaderAndIsr request reaches it."""
-    for r, b in enumerate(state.brokers):
-        if not b.alive:
-            yield ("Restart", r), with_broker(state, r, b._replace(alive=True, hw=min(b.checkpoint, b.leo)))
+    for r in range(lay.replicas):
+        if not alive(s, lay, r):
+            t = emit(s, out, acts, n, action_code(RESTART, r, 0, 0))
+            set_alive(t, lay, r, True)
+            set_hw(t, lay, r, min(checkpoint(s, lay, r), leo(s, lay, r)))
+            n += 1
+    return n
 
 
-def checkpoint_hw(state: FetchState, config: FetchConfig):
+@kernel
+def checkpoint_hw(s, lay, out, acts, n):
     """A live broker writes its HW to its checkpoint file (Kafka does it periodically)."""
-    for r, b in enumerate(state.brokers):
-        if b.alive and b.checkpoint != b.hw:
-            yield ("CheckpointHw", r), with_broker(state, r, b._replace(checkpoint=b.hw))
+    for r in range(lay.replicas):
+        if alive(s, lay, r) and checkpoint(s, lay, r) != hw(s, lay, r):
+            t = emit(s, out, acts, n, action_code(CHECKPOINT_HW, r, 0, 0))
+            set_checkpoint(t, lay, r, hw(s, lay, r))
+            n += 1
+    return n
 
 
-def flush(state: FetchState, config: FetchConfig):
+@kernel
+def flush(s, lay, out, acts, n):
     """Under flush=async, a live broker flushes its page cache: its whole log is on disk."""
-    if config.flush != "async":
-        return
-    for r, b in enumerate(state.brokers):
-        if b.alive and b.flushed < b.leo:
-            yield ("Flush", r), with_broker(state, r, b._replace(flushed=b.leo))
-
+    if not lay.flush_async:
+        return n
+    for r in range(lay.replicas):
+        if alive(s, lay, r) and flushed(s, lay, r) < leo(s, lay, r):
+            t = emit(s, out, acts, n, action_code(FLUSH, r, 0, 0))
+            set_flushed(t, lay, r, leo(s, lay, r))
+            n += 1
+    return n

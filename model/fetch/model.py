@@ -1,32 +1,28 @@
-"""The `fetch` model as the checker sees it."""
+"""The `fetch` model as the checker sees it: initial state, successors, and ways to show them."""
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
-from ..params import ModelError
-from . import json_state
-from .bounds import FetchConfig
-from .controller import controller_notice_failure, controller_notice_restart
-from .ghost import update_ghost
-from .isr import leader_expand_isr, leader_shrink_isr
-from .leadership import become_follower, become_leader
-from .lifecycle import checkpoint_hw, crash, flush, restart
-from .producer import producer_write
-from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
-from .state import NO_FETCH, Broker, Controller, FetchState, LeaderAndIsr
-from .truncation import VARIANTS
-from .words import broker_columns, broker_lanes, describe_step
+import numpy as np
 
-ACTION_KINDS = ("ProducerWrite", "FollowerFetch", "LeaderServeFetch", "FollowerApplyResponse", "LeaderShrinkIsr",
-                "LeaderExpandIsr", "Crash", "Restart", "CheckpointHw", "Flush", "ControllerNoticeFailure",
-                "ControllerNoticeRestart", "BecomeLeader", "BecomeFollower")
+from checker.kernel.bridge import Kernel
+
+from ..params import ModelError
+from . import codec, json_state
+from .bounds import FetchConfig
+from .kinds import ACTION_KINDS, ARITIES
+from .layout import fetch_layout
+from .state import NO_EPOCH, NO_FETCH, NONE, Broker, Controller, FetchState, LeaderAndIsr
+from .successors import max_successors
+from .words import broker_columns, broker_lanes, describe_step
 
 
 class FetchModel:
     """FETCH-level Kafka replication for one variant and configuration. With `ghost` the
-    state also records acknowledged and committed writes (for the invariants that need them)."""
+    state also records acknowledged and committed writes (for the invariants that need them).
+    The rules are the compiled kernel's (`model.fetch.successors`); states shown to people are
+    decoded from it."""
 
     name = "fetch"
 
@@ -34,25 +30,14 @@ class FetchModel:
         if config.min_insync_replicas > config.replicas:
             raise ModelError(f"--min-insync-replicas ({config.min_insync_replicas}) cannot exceed --replicas "
                              f"({config.replicas})")
+        from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES
+
         self.variant, self.config, self.ghost = variant, config, ghost
-        v = VARIANTS[variant]
-        c = config
-        self._actions = (
-            lambda s: producer_write(s, c, ghost),
-            lambda s: follower_fetch(s, c),
-            lambda s: leader_serve_fetch(s, c, v.fenced),
-            lambda s: follower_apply_response(s, c),
-            lambda s: leader_shrink_isr(s, c),
-            lambda s: leader_expand_isr(s, c, v.fenced),
-            lambda s: crash(s, c),
-            lambda s: restart(s, c),
-            lambda s: checkpoint_hw(s, c),
-            lambda s: flush(s, c),
-            lambda s: controller_notice_failure(s, c),
-            lambda s: controller_notice_restart(s, c),
-            lambda s: become_leader(s, c),
-            lambda s: become_follower(s, c, v),
-        )
+        lay = fetch_layout(config, variant, ghost)
+        self.kernel = Kernel("model.fetch.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
+                             lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
+                             config.replicas, tuple(inv.name for inv in STATE_INVARIANTS),
+                             tuple(prop.name for prop in STEP_PROPERTIES))
 
     def parameters(self) -> dict[str, Any]:
         """Bounds and configuration, by Python name."""
@@ -60,30 +45,30 @@ class FetchModel:
 
     def initial_states(self) -> list[FetchState]:
         """Every broker up with an empty log; the controller has made r1 leader in epoch 0 with
-        every replica in the ISR and sent that LeaderAndIsr, which no broker has handled yet."""
+        every replica in the ISR and sent that LeaderAndIsr, which no broker has handled yet.
+        (Which replica leads first is a renaming: symmetry reduction covers the others.)"""
         n = self.config.replicas
         everyone = (1 << n) - 1
         first = LeaderAndIsr(0, 0, everyone)
-        broker = Broker(True, (), 0, 0, (), 0, -1, -1, 0, (-1,) * n, NO_FETCH, (first,))
+        broker = Broker(True, (), 0, 0, (), 0, NO_EPOCH, NONE, 0, (-1,) * n, NO_FETCH, (first,))
         return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0)]
 
     def successors(self, state: FetchState):
-        """Every enabled step, with the ghost variables brought up to date after it."""
-        for action in self._actions:
-            for label, after in action(state):
-                yield label, update_ghost(after, self.config) if self.ghost else after
+        """Every enabled step from `state`, as (action, next state) pairs in action order, with
+        the ghost variables brought up to date after each."""
+        return self.kernel.successors(state)
 
     def action_kinds(self) -> tuple[str, ...]:
         """The step names."""
         return ACTION_KINDS
 
     def encode(self, state: FetchState) -> bytes:
-        """Pickled bytes (a compact codec like the spec model's is still to write)."""
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        """The packed row as bytes (see `model.fetch.layout`); `decode` inverts it."""
+        return self.kernel.encode(state).tobytes()
 
     def decode(self, data: bytes) -> FetchState:
         """The state `encode` wrote."""
-        return pickle.loads(data)
+        return self.kernel.decode(np.frombuffer(data, np.int8))
 
     def describe_step(self, action: tuple, before: FetchState, after: FetchState) -> str:
         """The step in Kafka's words."""

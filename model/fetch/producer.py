@@ -2,31 +2,48 @@
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
-from .hw import advanced_hw
-from .state import FetchState, Pending, Record, members, with_broker
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .hw import advance_hw
+from .kinds import PRODUCER_WRITE
+from .layout import (ACKS_1, ACKS_ALL, ack, add_pending, alive, append, cache_epoch, cache_push, cache_size,
+                     count_write, epoch, isr, leader, leo, next_record_id, set_flushed, size)
 
 
-def producer_write(state: FetchState, config: FetchConfig, ghost: bool):
+@kernel
+def record_appended(t, lay, r, rid, repoch):
+    """Broker r appends record (rid, repoch) at its LEO, starting a new epoch-cache entry when
+    the record's epoch is not the cache's latest; under flush=sync the record is on disk at once."""
+    n = cache_size(t, lay, r)
+    if n == 0 or cache_epoch(t, lay, r, n - 1) < repoch:
+        cache_push(t, lay, r, repoch, leo(t, lay, r))
+    append(t, lay, r, rid, repoch)
+    if not lay.flush_async:
+        set_flushed(t, lay, r, leo(t, lay, r))
+
+
+@kernel
+def producer_write(s, lay, out, acts, n):
     """A write to replica r that believes it leads. With acks=all it is refused
     (NotEnoughReplicas) while r's ISR is smaller than min.insync.replicas. The leader appends it
-    in its epoch (on disk at once under flush=sync) and recomputes its HW. acks=1 acknowledges
-    now; acks=all waits for the HW (see `ghost.settle_acks`); acks=0 never answers."""
-    if state.next_record_id >= config.max_records:
-        return
-    for r, b in enumerate(state.brokers):
-        if not (b.alive and b.leader == r and b.leo < config.log_size):
+    in its epoch and recomputes its HW. acks=1 acknowledges now; acks=all waits for the HW (see
+    `ghost.update_ghost`); acks=0 never answers."""
+    if next_record_id(s, lay) >= lay.max_records:
+        return n
+    for r in range(lay.replicas):
+        if not (alive(s, lay, r) and leader(s, lay, r) == r and leo(s, lay, r) < lay.log_size):
             continue
-        if config.acks == "all" and len(list(members(b.isr))) < config.min_insync_replicas:
+        if lay.acks == ACKS_ALL and size(isr(s, lay, r)) < lay.min_insync:
             continue
-        record = Record(state.next_record_id, b.epoch)
-        cache = b.cache if b.cache and b.cache[-1][0] == b.epoch else b.cache + ((b.epoch, b.leo),)
-        log = b.log + (record,)
-        after = b._replace(log=log, flushed=len(log) if config.flush == "sync" else b.flushed, cache=cache)
-        after = advanced_hw(r, after)
-        nxt = with_broker(state, r, after)._replace(next_record_id=state.next_record_id + 1)
-        if ghost and config.acks == "1":
-            nxt = nxt._replace(acked=tuple(sorted(nxt.acked + ((b.leo, record),))))
-        elif ghost and config.acks == "all":
-            nxt = nxt._replace(pending=nxt.pending + (Pending(b.leo, record, r, b.epoch),))
-        yield ("ProducerWrite", r), nxt
+        t = emit(s, out, acts, n, action_code(PRODUCER_WRITE, r, 0, 0))
+        rid, e, offset = next_record_id(s, lay), epoch(s, lay, r), leo(s, lay, r)
+        record_appended(t, lay, r, rid, e)
+        advance_hw(t, lay, r)
+        count_write(t, lay)
+        if lay.ghost and lay.acks == ACKS_1:
+            ack(t, lay, offset, rid, e)
+        elif lay.ghost and lay.acks == ACKS_ALL:
+            add_pending(t, lay, offset, rid, e, r, e)
+        n += 1
+    return n

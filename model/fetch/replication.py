@@ -9,61 +9,74 @@ follower's HW by one more round). At most one fetch per follower is in flight.
 
 from __future__ import annotations
 
-from .bounds import FetchConfig
-from .hw import advanced_hw
-from .state import NO_FETCH, FetchRequest, FetchResponse, FetchState, with_broker
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from .hw import advance_hw
+from .kinds import FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_SERVE_FETCH
+from .layout import (IDLE, REQUEST, RESPONSE, alive, answer_fetch, clear_fetch, epoch, fetch_epoch, fetch_hw,
+                     fetch_kind, fetch_leader, fetch_offset, fetched_count, fetched_epoch, fetched_id, leader, leo,
+                     refuse_fetch, send_fetch, set_hw, set_remote_leo)
+from .producer import record_appended
+from .state import NONE
+from .variants import fenced
 
 
-def follower_fetch(state: FetchState, config: FetchConfig):
+@kernel
+def follower_fetch(s, lay, out, acts, n):
     """A live follower with nothing in flight sends FETCH(offset = its LEO, its leader epoch) to
     the leader it follows."""
-    for f, b in enumerate(state.brokers):
-        if b.alive and b.leader not in (f, -1) and not b.fetch:
-            request = FetchRequest(b.leader, b.leo, b.epoch)
-            yield ("FollowerFetch", f), with_broker(state, f, b._replace(fetch=request))
+    for f in range(lay.replicas):
+        ldr = leader(s, lay, f)
+        if alive(s, lay, f) and ldr != f and ldr != NONE and fetch_kind(s, lay, f) == IDLE:
+            t = emit(s, out, acts, n, action_code(FOLLOWER_FETCH, f, 0, 0))
+            send_fetch(t, lay, f, ldr, leo(s, lay, f), epoch(s, lay, f))
+            n += 1
+    return n
 
 
-def leader_serve_fetch(state: FetchState, config: FetchConfig, fenced: bool):
+@kernel
+def leader_serve_fetch(s, lay, out, acts, n):
     """The live leader handles a follower's FETCH atomically: it records the fetch offset as that
     follower's remote LEO, may advance its HW, and answers with its records from that offset and
-    its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 (`fenced`)
-    so does a leader in another epoch than the follower's (FENCED/UNKNOWN_LEADER_EPOCH)."""
-    for f, b in enumerate(state.brokers):
-        request = b.fetch
-        if not isinstance(request, FetchRequest) or not state.brokers[request.leader].alive:
+    its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 so does a
+    leader in another epoch than the follower's (FENCED/UNKNOWN_LEADER_EPOCH)."""
+    for f in range(lay.replicas):
+        if fetch_kind(s, lay, f) != REQUEST:
             continue
-        leader = request.leader
-        lb = state.brokers[leader]
-        if lb.leader != leader or (fenced and request.epoch != lb.epoch):
-            answer = FetchResponse(leader, request.offset, (), 0, True)
-            yield ("LeaderServeFetch", leader, f), with_broker(state, f, b._replace(fetch=answer))
+        ldr = fetch_leader(s, lay, f)
+        if not alive(s, lay, ldr):
             continue
-        remote = lb.remote[:f] + (request.offset,) + lb.remote[f + 1:]
-        served = advanced_hw(leader, lb._replace(remote=remote))
-        answer = FetchResponse(leader, request.offset, served.log[request.offset:], served.hw, False)
-        after = with_broker(with_broker(state, leader, served), f, b._replace(fetch=answer))
-        yield ("LeaderServeFetch", leader, f), after
+        offset = fetch_offset(s, lay, f)
+        t = emit(s, out, acts, n, action_code(LEADER_SERVE_FETCH, ldr, f, 0))
+        if leader(s, lay, ldr) != ldr or (fenced(lay) and fetch_epoch(s, lay, f) != epoch(s, lay, ldr)):
+            refuse_fetch(t, lay, f, ldr, offset)
+        else:
+            set_remote_leo(t, lay, ldr, f, offset)
+            advance_hw(t, lay, ldr)
+            answer_fetch(t, lay, f, ldr, offset)
+        n += 1
+    return n
 
 
-def follower_apply_response(state: FetchState, config: FetchConfig):
-    """The follower applies the response: it appends the records that continue its log (a
-    response for another offset, or from a leader it no longer follows, is dropped), updates
-    its epoch cache, and sets HW = min(response HW, its LEO). The HW may go down: a follower's
-    HW only mirrors the leader's."""
-    for f, b in enumerate(state.brokers):
-        answer = b.fetch
-        if not (b.alive and isinstance(answer, FetchResponse)):
+@kernel
+def follower_apply_response(s, lay, out, acts, n):
+    """The follower applies the response: it appends the records that continue its log, as far
+    as its log has room (a refusal, or a response for another offset or from a leader it no
+    longer follows, is dropped), and sets HW = min(response HW, its LEO). The HW may go down: a
+    follower's HW only mirrors the leader's."""
+    for f in range(lay.replicas):
+        kind = fetch_kind(s, lay, f)
+        if not alive(s, lay, f) or kind == IDLE or kind == REQUEST:
             continue
-        if answer.fenced or answer.leader != b.leader or answer.offset != b.leo:
-            yield ("FollowerApplyResponse", f), with_broker(state, f, b._replace(fetch=NO_FETCH))
+        t = emit(s, out, acts, n, action_code(FOLLOWER_APPLY_RESPONSE, f, 0, 0))
+        n += 1
+        clear_fetch(t, lay, f)
+        continues_log = fetch_leader(s, lay, f) == leader(s, lay, f) and fetch_offset(s, lay, f) == leo(s, lay, f)
+        if kind != RESPONSE or not continues_log:
             continue
-        room = config.log_size - b.leo
-        records = answer.records[:room]
-        log = b.log + records
-        cache = b.cache
-        for offset, record in enumerate(records, b.leo):
-            if not cache or cache[-1][0] < record.epoch:
-                cache = cache + ((record.epoch, offset),)
-        after = b._replace(log=log, flushed=len(log) if config.flush == "sync" else b.flushed, cache=cache,
-                           hw=min(answer.hw, len(log)), fetch=NO_FETCH)
-        yield ("FollowerApplyResponse", f), with_broker(state, f, after)
+        room = lay.log_size - leo(s, lay, f)
+        for i in range(min(fetched_count(s, lay, f), room)):
+            record_appended(t, lay, f, fetched_id(s, lay, f, i), fetched_epoch(s, lay, f, i))
+        set_hw(t, lay, f, min(fetch_hw(s, lay, f), leo(t, lay, f)))
+    return n

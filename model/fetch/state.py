@@ -1,8 +1,10 @@
-"""The state of one partition in the `fetch` model.
+"""The state of one partition in the `fetch` model, as people read it.
 
-Values are NamedTuples of ints and bools (an empty message slot is the empty tuple, never
-None: before Python 3.12 `hash(None)` depends on the process), so states hash the same in every
-process. Replica ids are 0..N-1 (shown as r1..rN); sets of replicas are bitmasks.
+The rules run on packed rows (`model.fetch.layout`); this readable view is what `codec.decode`
+makes of a row, for traces, tables, pictures and JSON. Values are NamedTuples of ints and
+bools (an empty message slot is the empty tuple, never None: before Python 3.12 `hash(None)`
+depends on the process), so states hash the same in every process. Replica ids are 0..N-1
+(shown as r1..rN); sets of replicas are bitmasks.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from typing import NamedTuple
 
 from ..spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, members, replica_set
 
-__all__ = ["NONE", "NO_EPOCH", "NO_FETCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest", "FetchResponse",
-           "Broker", "Controller", "Pending", "FetchState", "with_broker"]
+__all__ = ["NONE", "NO_EPOCH", "NO_FETCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest",
+           "FetchResponse", "Broker", "Controller", "Pending", "FetchState"]
 
 
 NO_FETCH = ()
@@ -97,9 +99,3 @@ class FetchState(NamedTuple):
     acked: tuple = ()
     committed: tuple = ()
     consumer_hw: int = 0
-
-
-def with_broker(state: FetchState, r: int, broker: Broker) -> FetchState:
-    """`state` with broker r replaced."""
-    brokers = state.brokers
-    return state._replace(brokers=brokers[:r] + (broker,) + brokers[r + 1:])

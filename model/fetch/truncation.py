@@ -1,73 +1,89 @@
-"""Where a replica truncates its log when it becomes follower: each variant's rule.
+"""Where a replica truncates its log when it becomes follower: each variant's rule, and what
+each variant means.
 
 `hw` needs nothing from the leader. The epoch variants ask the leader with
-OffsetsForLeaderEpoch, modelled as one atomic exchange with the live leader.
+OffsetsForLeaderEpoch, modelled as one atomic exchange with the live leader, answered from the
+leader's epoch cache.
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
-from .state import Broker
+from checker.kernel.jit import kernel
 
-
-def _end_of_epoch(broker: Broker, epoch: int) -> int:
-    """The end offset of `epoch` in the broker's epoch cache: the start of the next higher
-    epoch, or its LEO when `epoch` is its latest."""
-    later = [start for e, start in broker.cache if e > epoch]
-    return min(later) if later else broker.leo
-
-
-def _largest_epoch_at_most(broker: Broker, epoch: int) -> int | None:
-    """The largest epoch in the broker's cache that is not above `epoch` (None if there is none)."""
-    found = [e for e, _ in broker.cache if e <= epoch]
-    return max(found) if found else None
-
-
-def hw_truncation(follower: Broker, leader: Broker) -> int:
-    """Kafka before 0.11: truncate to the follower's own HW."""
-    return follower.hw
-
-
-def kip101_truncation(follower: Broker, leader: Broker) -> int:
-    """KIP-101: ask the leader for the end offset of the epoch of the follower's last record;
-    the leader answers from its cache (start of the next higher epoch, or its LEO); truncate to
-    min(answer, own LEO)."""
-    if not follower.log:
-        return 0
-    return min(_end_of_epoch(leader, follower.log[-1].epoch), follower.leo)
-
-
-def kip279_truncation(follower: Broker, leader: Broker) -> int:
-    """KIP-279: the answer also names the largest epoch the leader has at most the one asked; the
-    follower asks again with its own largest epoch at most that one until both agree, then
-    truncates where that epoch ends on either side."""
-    asked = follower.log[-1].epoch if follower.log else None
-    while asked is not None:
-        found = _largest_epoch_at_most(leader, asked)
-        if found is None:
-            return 0
-        mine = _largest_epoch_at_most(follower, found)
-        if mine == found:
-            return min(_end_of_epoch(leader, found), _end_of_epoch(follower, found), follower.leo)
-        asked = mine
-    return 0
+from .layout import VARIANT_NAMES, cache_epoch, cache_size, cache_start, hw, leo, record_epoch
+from .state import NO_EPOCH
 
 
 class FetchVariant(NamedTuple):
-    """What a protocol variant changes: its truncation rule, whether that rule asks the leader
-    (OffsetsForLeaderEpoch), and whether requests carry the current leader epoch (kip320)."""
+    """A protocol variant as it is listed: what it means."""
 
-    truncate: Callable[[Broker, Broker], int]
-    asks_leader: bool
-    fenced: bool
     meaning: str
 
 
 VARIANTS = {
-    "hw": FetchVariant(hw_truncation, False, False, "truncate to the high watermark (Kafka before 0.11)"),
-    "kip101": FetchVariant(kip101_truncation, True, False, "leader-epoch truncation, first version (KIP-101)"),
-    "kip279": FetchVariant(kip279_truncation, True, False, "epoch truncation fixed for fast leader changes (KIP-279)"),
-    "kip320": FetchVariant(kip279_truncation, True, True,
-                           "KIP-279 plus the current leader epoch in every fetch and OffsetsForLeaderEpoch (KIP-320)"),
+    "hw": FetchVariant("truncate to the high watermark (Kafka before 0.11)"),
+    "kip101": FetchVariant("leader-epoch truncation, first version (KIP-101)"),
+    "kip279": FetchVariant("epoch truncation fixed for fast leader changes (KIP-279)"),
+    "kip320": FetchVariant("KIP-279 plus the current leader epoch in every fetch and OffsetsForLeaderEpoch (KIP-320)"),
 }
+assert tuple(VARIANTS) == VARIANT_NAMES
+
+
+@kernel
+def end_of_epoch(s, lay, r, e):
+    """The end offset of epoch e in broker r's epoch cache: the start of the next higher epoch,
+    or r's LEO when e is its latest."""
+    end = leo(s, lay, r)
+    first = True
+    for i in range(cache_size(s, lay, r)):
+        if cache_epoch(s, lay, r, i) > e and (first or cache_start(s, lay, r, i) < end):
+            end = cache_start(s, lay, r, i)
+            first = False
+    return end
+
+
+@kernel
+def largest_epoch_at_most(s, lay, r, e):
+    """The largest epoch in broker r's cache that is not above e (NO_EPOCH if there is none)."""
+    found = NO_EPOCH
+    for i in range(cache_size(s, lay, r)):
+        if found < cache_epoch(s, lay, r, i) <= e:
+            found = cache_epoch(s, lay, r, i)
+    return found
+
+
+@kernel
+def hw_truncation(s, lay, r, ldr):
+    """Kafka before 0.11: truncate to the follower's own HW."""
+    return hw(s, lay, r)
+
+
+@kernel
+def kip101_truncation(s, lay, r, ldr):
+    """KIP-101: ask the leader for the end offset of the epoch of the follower's last record;
+    the leader answers from its cache (start of the next higher epoch, or its LEO); truncate to
+    min(answer, own LEO)."""
+    end = leo(s, lay, r)
+    if end == 0:
+        return 0
+    return min(end_of_epoch(s, lay, ldr, record_epoch(s, lay, r, end - 1)), end)
+
+
+@kernel
+def kip279_truncation(s, lay, r, ldr):
+    """KIP-279: the answer also names the largest epoch the leader has at most the one asked; the
+    follower asks again with its own largest epoch at most that one until both agree, then
+    truncates where that epoch ends on either side."""
+    end = leo(s, lay, r)
+    asked = record_epoch(s, lay, r, end - 1) if end else NO_EPOCH
+    while asked != NO_EPOCH:
+        found = largest_epoch_at_most(s, lay, ldr, asked)
+        if found == NO_EPOCH:
+            return 0
+        mine = largest_epoch_at_most(s, lay, r, found)
+        if mine == found:
+            return min(end_of_epoch(s, lay, ldr, found), end_of_epoch(s, lay, r, found), end)
+        asked = mine
+    return 0

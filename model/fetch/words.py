@@ -19,7 +19,7 @@ def _message(msg) -> str:
 
 
 def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
-    """One step in Kafka's words."""
+    """One step in Kafka's words (the controller's steps say whom an election picked)."""
     kind, *args = action
     name = replica_name(args[0]) if args else ""
     c = after.controller
@@ -50,10 +50,13 @@ def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
         return f"{name} checkpoints its HW {after.brokers[args[0]].checkpoint}"
     if kind == "Flush":
         return f"{name} flushes its log to disk"
-    if kind == "ControllerNoticeFailure":
-        return f"controller notices {name} is dead: epoch {c.epoch}, leader {replica_name(c.leader)}, ISR {isr_text(c.isr)}"
-    if kind == "ControllerNoticeRestart":
-        return f"controller notices {name} is back: epoch {c.epoch}, leader {replica_name(c.leader)}, ISR {isr_text(c.isr)}"
+    if kind in ("ControllerNoticeFailure", "ControllerNoticeRestart"):
+        what = "dead" if kind == "ControllerNoticeFailure" else "back"
+        elected = c.epoch != before.controller.epoch and before.controller.leader in (args[0], NONE)
+        leader = f"leader {replica_name(c.leader)}"
+        if elected:
+            leader = "nobody to elect (offline)" if c.leader == NONE else f"elects {replica_name(c.leader)}"
+        return f"controller notices {name} is {what}: epoch {c.epoch}, {leader}, ISR {isr_text(c.isr)}"
     if kind == "BecomeLeader":
         b = after.brokers[args[0]]
         return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"

@@ -1,0 +1,131 @@
+"""Readable `fetch` states to packed rows and back. The readable `FetchState` that traces,
+tables, pictures and JSON show is always derived from a packed row by `decode`; the two are
+an exact bijection (see `model.fetch.layout` for where each field lives)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bounds import FetchConfig
+from .layout import (ALIVE, C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES, EPOCH,
+                     FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FLUSHED, HEADER, HW,
+                     IDLE, ISR, LEADER, LEO, LOG, NEXT_RECORD_ID, NOT_SENT, PENDING_COUNT, PENDING_SLOTS, REFUSED,
+                     REQUEST, RESPONSE, FetchLayout, fetch_layout)
+from .state import NO_FETCH, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr, Pending, Record
+
+
+def _records(row: np.ndarray, at: int, records) -> None:
+    for k, record in enumerate(records):
+        row[at + 2 * k:at + 2 * k + 2] = record
+
+
+def _fetch(row: np.ndarray, at: int, lay: FetchLayout, msg) -> None:
+    if isinstance(msg, FetchRequest):
+        row[[at + FETCH_KIND, at + FETCH_LEADER, at + FETCH_OFFSET, at + FETCH_EPOCH]] = (REQUEST, *msg)
+    elif isinstance(msg, FetchResponse):
+        kind = REFUSED if msg.fenced else RESPONSE
+        row[[at + FETCH_KIND, at + FETCH_LEADER, at + FETCH_OFFSET, at + FETCH_HW, at + FETCH_COUNT]] = (
+            kind, msg.leader, msg.offset, msg.hw, len(msg.records))
+        _records(row, at + lay.fetched_at, msg.records)
+        if msg.fenced and (msg.records or msg.hw):
+            raise ValueError("a refused FETCH carries no records and no HW")
+
+
+def _ghost_set(row: np.ndarray, base: int, entries, what: str) -> None:
+    for offset, record in entries:
+        at = base + 2 * record.id
+        if row[at]:
+            raise ValueError(f"record {record.id} is {what} twice")
+        row[at:at + 2] = (offset + 1, record.epoch)
+
+
+def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
+    """The state as a packed row (see `model.fetch.layout`)."""
+    row = np.zeros(lay.width, np.int8)
+    c = state.controller
+    row[[NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE]] = (
+        state.next_record_id, state.crashes, c.epoch, c.leader, c.isr, c.offline)
+    if lay.ghost:
+        row[[CONSUMER_HW, PENDING_COUNT]] = (state.consumer_hw, len(state.pending))
+        for i, p in enumerate(state.pending):
+            row[HEADER + PENDING_SLOTS * i:HEADER + PENDING_SLOTS * (i + 1)] = (p.offset, *p.record, p.leader, p.epoch)
+        _ghost_set(row, lay.acked_base, state.acked, "acknowledged")
+        _ghost_set(row, lay.committed_base, state.committed, "committed")
+    elif state.pending or state.acked or state.committed or state.consumer_hw:
+        raise ValueError("a state with ghost variables needs a model built with ghost on")
+    for r, b in enumerate(state.brokers):
+        at = lay.broker_base + r * lay.broker_stride
+        row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
+             at + CACHE_SIZE]] = (b.alive, b.leo, b.flushed, b.checkpoint, b.hw, b.epoch, b.leader, b.isr, len(b.cache))
+        _records(row, at + LOG, b.log)
+        _fetch(row, at, lay, b.fetch)
+        _records(row, at + lay.cache_at, b.cache)
+        row[at + lay.remote_at:at + lay.remote_at + lay.replicas] = b.remote
+        for q in b.inbox:
+            slot = at + lay.inbox_at + 2 * q.epoch
+            if row[slot] != NOT_SENT:
+                raise ValueError(f"two LeaderAndIsr requests of epoch {q.epoch} in one inbox")
+            row[slot:slot + 2] = (q.leader + 2, q.isr)
+    return row
+
+
+def _pairs(v: list, at: int, count: int) -> tuple:
+    return tuple((v[at + 2 * k], v[at + 2 * k + 1]) for k in range(count))
+
+
+def _message(v: list, at: int, lay: FetchLayout):
+    kind = v[at + FETCH_KIND]
+    if kind == IDLE:
+        return NO_FETCH
+    if kind == REQUEST:
+        return FetchRequest(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], v[at + FETCH_EPOCH])
+    records = tuple(Record(*pair) for pair in _pairs(v, at + lay.fetched_at, v[at + FETCH_COUNT]))
+    return FetchResponse(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], records, v[at + FETCH_HW], kind == REFUSED)
+
+
+def _ghost_entries(v: list, base: int, lay: FetchLayout) -> tuple:
+    return tuple(sorted((v[base + 2 * rid] - 1, Record(rid, v[base + 2 * rid + 1]))
+                        for rid in range(lay.max_records) if v[base + 2 * rid]))
+
+
+def decode(row, lay: FetchLayout) -> FetchState:
+    """The readable state a packed row stands for."""
+    v = row.tolist() if hasattr(row, "tolist") else list(row)
+    brokers = []
+    for r in range(lay.replicas):
+        at = lay.broker_base + r * lay.broker_stride
+        log = tuple(Record(*pair) for pair in _pairs(v, at + LOG, v[at + LEO]))
+        inbox = tuple(LeaderAndIsr(e, v[at + lay.inbox_at + 2 * e] - 2, v[at + lay.inbox_at + 2 * e + 1])
+                      for e in range(lay.max_epoch + 1) if v[at + lay.inbox_at + 2 * e] != NOT_SENT)
+        remote = tuple(v[at + lay.remote_at:at + lay.remote_at + lay.replicas])
+        brokers.append(Broker(v[at + ALIVE] == 1, log, v[at + FLUSHED], v[at + CHECKPOINT],
+                              _pairs(v, at + lay.cache_at, v[at + CACHE_SIZE]), v[at + HW], v[at + EPOCH],
+                              v[at + LEADER], v[at + ISR], remote, _message(v, at, lay), inbox))
+    controller = Controller(v[C_EPOCH], v[C_LEADER], v[C_ISR], v[C_OFFLINE])
+    if not lay.ghost:
+        return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES])
+    pending = tuple(Pending(v[at], Record(v[at + 1], v[at + 2]), v[at + 3], v[at + 4])
+                    for at in (HEADER + PENDING_SLOTS * i for i in range(v[PENDING_COUNT])))
+    return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], pending,
+                      _ghost_entries(v, lay.acked_base, lay), _ghost_entries(v, lay.committed_base, lay),
+                      v[CONSUMER_HW])
+
+
+def fitting_layout(*states: FetchState) -> FetchLayout:
+    """A ghost-keeping layout large enough to hold every one of `states`, for evaluating
+    predicates on readable states whose bounds are not at hand."""
+    ids, epochs, lengths, caches = [0], [1], [1], [0]
+    for state in states:
+        c = state.controller
+        ids += [state.next_record_id] + [x.id + 1 for _, x in state.acked + state.committed] + \
+            [p.record.id + 1 for p in state.pending]
+        epochs += [c.epoch] + [p.epoch for p in state.pending] + [x.epoch for _, x in state.acked + state.committed]
+        for b in state.brokers:
+            records = b.log + (b.fetch.records if isinstance(b.fetch, FetchResponse) else ())
+            ids += [x.id + 1 for x in records]
+            epochs += [b.epoch] + [x.epoch for x in records] + [e for e, _ in b.cache] + [q.epoch for q in b.inbox]
+            lengths += [len(b.log), len(records) - len(b.log)]
+            caches.append(len(b.cache))
+    config = FetchConfig(len(states[0].brokers), max(lengths), max(ids), max(max(epochs), max(caches) - 1),
+                         max(s.crashes for s in states), "all", 1, False, "sync")
+    return fetch_layout(config, "hw", ghost=True)

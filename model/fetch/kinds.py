@@ -1,0 +1,19 @@
+"""The `fetch` model's action kinds and how many arguments each takes; an action's code starts
+with its kind's index here (see `checker.kernel.steps`).
+
+The controller's two kinds name, after the broker noticed, the controller's leader after the
+step (`NO_LEADER` when the partition is offline): an election is a choice among the eligible
+replicas, and each choice is its own step."""
+
+ACTION_KINDS = ("ProducerWrite", "FollowerFetch", "LeaderServeFetch", "FollowerApplyResponse", "LeaderShrinkIsr",
+                "LeaderExpandIsr", "Crash", "Restart", "CheckpointHw", "Flush", "ControllerNoticeFailure",
+                "ControllerNoticeRestart", "BecomeLeader", "BecomeFollower")
+(PRODUCER_WRITE, FOLLOWER_FETCH, LEADER_SERVE_FETCH, FOLLOWER_APPLY_RESPONSE, LEADER_SHRINK_ISR, LEADER_EXPAND_ISR,
+ CRASH, RESTART, CHECKPOINT_HW, FLUSH, CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, BECOME_LEADER,
+ BECOME_FOLLOWER) = range(len(ACTION_KINDS))
+ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3)
+"""Arguments per kind: (replica), (replica), (leader, follower), (follower), (leader, follower) twice,
+(replica) four times, (broker, controller's leader after) twice, (replica, epoch), (replica, leader, epoch)."""
+
+NO_LEADER = 15
+"""The controller's-leader argument of a controller step that leaves the partition offline."""

@@ -1,0 +1,650 @@
+"""The `fetch` model's packed state: one row of int8 slots, read and written through the named
+accessors below (the only code that knows offsets).
+
+    header      next_record_id, crashes, controller (epoch, leader, ISR, offline), and the
+                ghost consumer HW and number of pending acks=all writes
+    ghost       (only with ghost on; no slots otherwise) pending writes in append order, each
+                (offset, record id, record epoch, leader, epoch); then, per record id, whether
+                it was acknowledged and whether it was committed, each as (offset + 1, record
+                epoch), 0 meaning "no" (a record only ever lives at the offset it was written)
+    broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
+                (kind, leader, offset, epoch, HW, record count); the epoch cache's size; then
+                the log ((id, epoch) per offset), the fetched records, the epoch cache
+                ((epoch, start offset) per entry), the remote LEO of every replica, and the
+                inbox: per leader epoch one (leader + 2, ISR) pair, 0 meaning "no request"
+
+Replica ids are 0..N-1 and NONE is -1; replica sets are bitmasks. Every slot past a log's LEO,
+past the cache's size, past the fetched records, of an absent message, request or ghost
+entry, is 0, so each state has exactly one row. Bounds, configuration and variant travel at
+run time in `FetchLayout`, so one compiled kernel serves every one of them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from checker.kernel.jit import kernel
+
+from .bounds import FetchConfig
+
+NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(9)
+PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
+"""The slots of one pending write, and how many there are."""
+ALIVE, LEO, FLUSHED, CHECKPOINT, HW, EPOCH, LEADER, ISR = range(8)
+FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, CACHE_SIZE, LOG = range(8, 16)
+IDLE, REQUEST, RESPONSE, REFUSED = range(4)
+"""The kinds of a follower's fetch slot: nothing in flight, its FETCH, the leader's answer
+with records and HW, or the leader's refusal."""
+NOT_SENT = 0
+"""An inbox leader slot's value for an epoch with no request waiting."""
+
+ACKS = ("0", "1", "all")
+ACKS_0, ACKS_1, ACKS_ALL = range(3)
+VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320")
+HW_TRUNCATION, KIP101, KIP279, KIP320 = range(4)
+
+
+class FetchLayout(NamedTuple):
+    """Bounds, configuration (acks as an index into `ACKS`, flags as 0/1), the protocol variant
+    (an index into `VARIANT_NAMES`), whether ghost variables are kept, and where things are
+    (block offsets, and inside a broker block the start of each array)."""
+
+    replicas: int
+    log_size: int
+    max_records: int
+    max_epoch: int
+    max_crashes: int
+    acks: int
+    min_insync: int
+    unclean: int
+    flush_async: int
+    variant: int
+    ghost: int
+    width: int
+    acked_base: int
+    committed_base: int
+    broker_base: int
+    broker_stride: int
+    fetched_at: int
+    cache_at: int
+    remote_at: int
+    inbox_at: int
+
+
+def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
+    """The layout for this configuration, variant and ghost choice; rows are padded to a
+    multiple of 8 bytes."""
+    records = config.max_records if ghost else 0
+    epochs = config.max_epoch + 1
+    acked_base = HEADER + PENDING_SLOTS * records
+    committed_base = acked_base + 2 * records
+    broker_base = committed_base + 2 * records
+    fetched_at = LOG + 2 * config.log_size
+    cache_at = fetched_at + 2 * config.log_size
+    remote_at = cache_at + 2 * epochs
+    inbox_at = remote_at + config.replicas
+    stride = inbox_at + 2 * epochs
+    width = -(-(broker_base + config.replicas * stride) // 8) * 8
+    return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
+                       ACKS.index(config.acks), config.min_insync_replicas, int(config.unclean_leader_election),
+                       int(config.flush == "async"), VARIANT_NAMES.index(variant), int(ghost), width, acked_base,
+                       committed_base, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+
+
+# ----- replica sets --------------------------------------------------------------------------------
+
+
+@kernel
+def member(replicas, r):
+    """Replica r is in the replica set (bitmask) `replicas`."""
+    return (replicas >> r) & 1 == 1
+
+
+@kernel
+def size(replicas):
+    """How many replicas the replica set (bitmask) holds."""
+    count = 0
+    while replicas:
+        count += replicas & 1
+        replicas >>= 1
+    return count
+
+
+# ----- producer writes and crashes -----------------------------------------------------------------
+
+
+@kernel
+def next_record_id(s, lay):
+    """How many producer writes have happened (the next write's id)."""
+    return s[NEXT_RECORD_ID]
+
+
+@kernel
+def count_write(t, lay):
+    """One more producer write has happened."""
+    t[NEXT_RECORD_ID] += 1
+
+
+@kernel
+def crashes(s, lay):
+    """How many broker crashes this behaviour has had."""
+    return s[CRASHES]
+
+
+@kernel
+def count_crash(t, lay):
+    """One more broker crash has happened."""
+    t[CRASHES] += 1
+
+
+# ----- the controller's record ---------------------------------------------------------------------
+
+
+@kernel
+def controller_epoch(s, lay):
+    """The leader epoch in the controller's record."""
+    return s[C_EPOCH]
+
+
+@kernel
+def controller_leader(s, lay):
+    """The leader in the controller's record (NONE: the partition is offline)."""
+    return s[C_LEADER]
+
+
+@kernel
+def controller_isr(s, lay):
+    """The ISR in the controller's record."""
+    return s[C_ISR]
+
+
+@kernel
+def controller_offline(s, lay):
+    """The brokers the controller has noticed are dead."""
+    return s[C_OFFLINE]
+
+
+@kernel
+def set_controller(t, lay, epoch, leader, isr, offline):
+    """The controller's record becomes (epoch, leader, ISR, offline brokers)."""
+    t[C_EPOCH] = epoch
+    t[C_LEADER] = leader
+    t[C_ISR] = isr
+    t[C_OFFLINE] = offline
+
+
+@kernel
+def set_controller_isr(t, lay, isr):
+    """The controller's record gets a new ISR (same epoch and leader)."""
+    t[C_ISR] = isr
+
+
+@kernel
+def set_controller_offline(t, lay, offline):
+    """The controller's set of brokers noticed dead becomes `offline`."""
+    t[C_OFFLINE] = offline
+
+
+# ----- one broker: disk and memory -----------------------------------------------------------------
+
+
+@kernel
+def _at(lay, r):
+    return lay.broker_base + r * lay.broker_stride
+
+
+@kernel
+def alive(s, lay, r):
+    """Broker r is up."""
+    return s[_at(lay, r) + ALIVE] == 1
+
+
+@kernel
+def set_alive(t, lay, r, up):
+    """Broker r goes up (True) or down (False)."""
+    t[_at(lay, r) + ALIVE] = 1 if up else 0
+
+
+@kernel
+def leo(s, lay, r):
+    """Broker r's log end offset: the next offset to be written (its log's length)."""
+    return s[_at(lay, r) + LEO]
+
+
+@kernel
+def flushed(s, lay, r):
+    """How many of broker r's records are on disk (the rest are in the page cache)."""
+    return s[_at(lay, r) + FLUSHED]
+
+
+@kernel
+def set_flushed(t, lay, r, value):
+    """The first `value` records of broker r's log are on disk."""
+    t[_at(lay, r) + FLUSHED] = value
+
+
+@kernel
+def checkpoint(s, lay, r):
+    """The HW broker r last wrote to its checkpoint file."""
+    return s[_at(lay, r) + CHECKPOINT]
+
+
+@kernel
+def set_checkpoint(t, lay, r, value):
+    """Broker r's HW checkpoint file holds `value`."""
+    t[_at(lay, r) + CHECKPOINT] = value
+
+
+@kernel
+def hw(s, lay, r):
+    """Broker r's high watermark."""
+    return s[_at(lay, r) + HW]
+
+
+@kernel
+def set_hw(t, lay, r, value):
+    """Broker r's HW becomes `value`."""
+    t[_at(lay, r) + HW] = value
+
+
+@kernel
+def epoch(s, lay, r):
+    """The leader epoch broker r knows (NO_EPOCH before any LeaderAndIsr since it started)."""
+    return s[_at(lay, r) + EPOCH]
+
+
+@kernel
+def leader(s, lay, r):
+    """The leader broker r follows (itself when it leads; NONE when it knows none)."""
+    return s[_at(lay, r) + LEADER]
+
+
+@kernel
+def isr(s, lay, r):
+    """The ISR broker r keeps as leader (0 otherwise)."""
+    return s[_at(lay, r) + ISR]
+
+
+@kernel
+def set_isr(t, lay, r, value):
+    """Broker r's ISR becomes `value`."""
+    t[_at(lay, r) + ISR] = value
+
+
+@kernel
+def set_view(t, lay, r, new_epoch, new_leader, new_isr):
+    """Broker r's leader epoch, leader and ISR become these."""
+    at = _at(lay, r)
+    t[at + EPOCH] = new_epoch
+    t[at + LEADER] = new_leader
+    t[at + ISR] = new_isr
+
+
+# ----- a broker's log --------------------------------------------------------------------------------
+
+
+@kernel
+def record_id(s, lay, r, offset):
+    """The producer-write id of the record at `offset` in broker r's log."""
+    return s[_at(lay, r) + LOG + 2 * offset]
+
+
+@kernel
+def record_epoch(s, lay, r, offset):
+    """The leader epoch of the record at `offset` in broker r's log."""
+    return s[_at(lay, r) + LOG + 2 * offset + 1]
+
+
+@kernel
+def has_record(s, lay, r, offset, rid, repoch):
+    """Broker r's log holds record (rid, repoch) at `offset`."""
+    return offset < leo(s, lay, r) and record_id(s, lay, r, offset) == rid and record_epoch(s, lay, r, offset) == repoch
+
+
+@kernel
+def same_record(s, lay, r1, r2, offset):
+    """Brokers r1 and r2 hold the very same record (id and epoch) at `offset`."""
+    return (record_id(s, lay, r1, offset) == record_id(s, lay, r2, offset)
+            and record_epoch(s, lay, r1, offset) == record_epoch(s, lay, r2, offset))
+
+
+@kernel
+def append(t, lay, r, rid, repoch):
+    """Broker r appends record (rid, repoch) at its LEO (in the page cache)."""
+    at = _at(lay, r)
+    end = t[at + LEO]
+    t[at + LOG + 2 * end] = rid
+    t[at + LOG + 2 * end + 1] = repoch
+    t[at + LEO] = end + 1
+
+
+@kernel
+def truncate(t, lay, r, k):
+    """Broker r keeps the first k records of its log."""
+    at = _at(lay, r)
+    for i in range(2 * k, 2 * t[at + LEO]):
+        t[at + LOG + i] = 0
+    t[at + LEO] = k
+
+
+# ----- a broker's leader-epoch cache -------------------------------------------------------------------
+
+
+@kernel
+def cache_size(s, lay, r):
+    """How many (epoch, start offset) entries broker r's leader-epoch cache holds."""
+    return s[_at(lay, r) + CACHE_SIZE]
+
+
+@kernel
+def cache_epoch(s, lay, r, i):
+    """The leader epoch of entry i of broker r's epoch cache."""
+    return s[_at(lay, r) + lay.cache_at + 2 * i]
+
+
+@kernel
+def cache_start(s, lay, r, i):
+    """The first offset of entry i's epoch in broker r's log."""
+    return s[_at(lay, r) + lay.cache_at + 2 * i + 1]
+
+
+@kernel
+def cache_push(t, lay, r, e, start):
+    """Broker r's epoch cache gets entry (e, start) at its end. Epochs in a cache only grow,
+    so it never holds more than max_epoch + 1 entries."""
+    at = _at(lay, r)
+    i = t[at + CACHE_SIZE]
+    if i > lay.max_epoch:
+        raise ValueError("leader-epoch cache overflow: more entries than epochs")
+    t[at + lay.cache_at + 2 * i] = e
+    t[at + lay.cache_at + 2 * i + 1] = start
+    t[at + CACHE_SIZE] = i + 1
+
+
+@kernel
+def cache_trim(t, lay, r, k):
+    """Broker r's epoch cache drops the entries that start at offset k or later (its log was
+    cut to k records)."""
+    at = _at(lay, r)
+    keep = 0
+    while keep < t[at + CACHE_SIZE] and t[at + lay.cache_at + 2 * keep + 1] < k:
+        keep += 1
+    for i in range(2 * keep, 2 * t[at + CACHE_SIZE]):
+        t[at + lay.cache_at + i] = 0
+    t[at + CACHE_SIZE] = keep
+
+
+# ----- remote LEOs (leader side) -----------------------------------------------------------------------
+
+
+@kernel
+def remote_leo(s, lay, r, f):
+    """The LEO leader r knows of replica f: the offset of f's latest FETCH (-1 unknown)."""
+    return s[_at(lay, r) + lay.remote_at + f]
+
+
+@kernel
+def set_remote_leo(t, lay, r, f, value):
+    """Leader r records `value` as replica f's remote LEO."""
+    t[_at(lay, r) + lay.remote_at + f] = value
+
+
+# ----- the one in-flight fetch of a follower --------------------------------------------------------------
+
+
+@kernel
+def fetch_kind(s, lay, f):
+    """What is in follower f's fetch slot: IDLE, REQUEST, RESPONSE or REFUSED."""
+    return s[_at(lay, f) + FETCH_KIND]
+
+
+@kernel
+def fetch_leader(s, lay, f):
+    """The leader f's in-flight FETCH went to (or its answer came from)."""
+    return s[_at(lay, f) + FETCH_LEADER]
+
+
+@kernel
+def fetch_offset(s, lay, f):
+    """The fetch offset of f's in-flight FETCH (or of the one it answers)."""
+    return s[_at(lay, f) + FETCH_OFFSET]
+
+
+@kernel
+def fetch_epoch(s, lay, f):
+    """The leader epoch f's in-flight FETCH carries."""
+    return s[_at(lay, f) + FETCH_EPOCH]
+
+
+@kernel
+def fetch_hw(s, lay, f):
+    """The leader's HW attached to the response f has in flight."""
+    return s[_at(lay, f) + FETCH_HW]
+
+
+@kernel
+def fetched_count(s, lay, f):
+    """How many records the response f has in flight carries."""
+    return s[_at(lay, f) + FETCH_COUNT]
+
+
+@kernel
+def fetched_id(s, lay, f, i):
+    """The id of the i-th record of f's in-flight response."""
+    return s[_at(lay, f) + lay.fetched_at + 2 * i]
+
+
+@kernel
+def fetched_epoch(s, lay, f, i):
+    """The leader epoch of the i-th record of f's in-flight response."""
+    return s[_at(lay, f) + lay.fetched_at + 2 * i + 1]
+
+
+@kernel
+def clear_fetch(t, lay, f):
+    """Follower f has nothing in flight."""
+    at = _at(lay, f)
+    for i in range(FETCH_KIND, FETCH_COUNT + 1):
+        t[at + i] = 0
+    for i in range(2 * lay.log_size):
+        t[at + lay.fetched_at + i] = 0
+
+
+@kernel
+def send_fetch(t, lay, f, ldr, offset, e):
+    """Follower f sends FETCH(offset, its leader epoch e) to `ldr`."""
+    clear_fetch(t, lay, f)
+    at = _at(lay, f)
+    t[at + FETCH_KIND] = REQUEST
+    t[at + FETCH_LEADER] = ldr
+    t[at + FETCH_OFFSET] = offset
+    t[at + FETCH_EPOCH] = e
+
+
+@kernel
+def refuse_fetch(t, lay, f, ldr, offset):
+    """`ldr` answers f's FETCH at `offset` with an error (not leader, or fenced)."""
+    clear_fetch(t, lay, f)
+    at = _at(lay, f)
+    t[at + FETCH_KIND] = REFUSED
+    t[at + FETCH_LEADER] = ldr
+    t[at + FETCH_OFFSET] = offset
+
+
+@kernel
+def answer_fetch(t, lay, f, ldr, offset):
+    """`ldr` answers f's FETCH at `offset` with the records of its log from that offset on and
+    its current HW."""
+    clear_fetch(t, lay, f)
+    at = _at(lay, f)
+    t[at + FETCH_KIND] = RESPONSE
+    t[at + FETCH_LEADER] = ldr
+    t[at + FETCH_OFFSET] = offset
+    t[at + FETCH_HW] = hw(t, lay, ldr)
+    count = max(leo(t, lay, ldr) - offset, 0)
+    t[at + FETCH_COUNT] = count
+    for i in range(count):
+        t[at + lay.fetched_at + 2 * i] = record_id(t, lay, ldr, offset + i)
+        t[at + lay.fetched_at + 2 * i + 1] = record_epoch(t, lay, ldr, offset + i)
+
+
+# ----- LeaderAndIsr requests waiting in a broker's inbox ----------------------------------------------------
+
+
+@kernel
+def has_request(s, lay, r, e):
+    """Broker r has epoch e's LeaderAndIsr request waiting."""
+    return s[_at(lay, r) + lay.inbox_at + 2 * e] != NOT_SENT
+
+
+@kernel
+def request_leader(s, lay, r, e):
+    """The leader named by the epoch-e request in broker r's inbox (NONE: offline)."""
+    return s[_at(lay, r) + lay.inbox_at + 2 * e] - 2
+
+
+@kernel
+def request_isr(s, lay, r, e):
+    """The ISR sent with the epoch-e request in broker r's inbox."""
+    return s[_at(lay, r) + lay.inbox_at + 2 * e + 1]
+
+
+@kernel
+def deliver(t, lay, r, e, ldr, replicas):
+    """LeaderAndIsr(epoch e, leader, ISR) is put in broker r's inbox."""
+    at = _at(lay, r) + lay.inbox_at + 2 * e
+    t[at] = ldr + 2
+    t[at + 1] = replicas
+
+
+@kernel
+def drop_requests_up_to(t, lay, r, e):
+    """Broker r forgets the requests of epoch e and earlier (no longer worth handling); e = -1
+    keeps them all, e = max_epoch empties the inbox."""
+    at = _at(lay, r) + lay.inbox_at
+    for i in range(2 * (e + 1)):
+        t[at + i] = 0
+
+
+# ----- ghost variables -------------------------------------------------------------------------------------
+
+
+@kernel
+def ghost_records(lay):
+    """How many record ids the ghost acked and committed sets track (0 without ghost)."""
+    return lay.max_records if lay.ghost else 0
+
+
+@kernel
+def consumer_hw(s, lay):
+    """The highest HW consumers have seen on a true leader."""
+    return s[CONSUMER_HW]
+
+
+@kernel
+def set_consumer_hw(t, lay, value):
+    """Consumers have now seen HW `value`."""
+    t[CONSUMER_HW] = value
+
+
+@kernel
+def pending_count(s, lay):
+    """How many acks=all writes wait for their acknowledgement."""
+    return s[PENDING_COUNT]
+
+
+@kernel
+def _pending(lay, i):
+    return HEADER + PENDING_SLOTS * i
+
+
+@kernel
+def pending_offset(s, lay, i):
+    """The offset of the i-th pending write."""
+    return s[_pending(lay, i) + PENDING_OFFSET]
+
+
+@kernel
+def pending_record_id(s, lay, i):
+    """The record id of the i-th pending write."""
+    return s[_pending(lay, i) + PENDING_RECORD_ID]
+
+
+@kernel
+def pending_record_epoch(s, lay, i):
+    """The record epoch of the i-th pending write."""
+    return s[_pending(lay, i) + PENDING_RECORD_EPOCH]
+
+
+@kernel
+def pending_leader(s, lay, i):
+    """The leader that appended the i-th pending write."""
+    return s[_pending(lay, i) + PENDING_LEADER]
+
+
+@kernel
+def pending_epoch(s, lay, i):
+    """The leader epoch in which the i-th pending write was appended."""
+    return s[_pending(lay, i) + PENDING_EPOCH]
+
+
+@kernel
+def add_pending(t, lay, offset, rid, repoch, ldr, e):
+    """An acks=all write of record (rid, repoch) at `offset`, appended by `ldr` in epoch e,
+    waits for its acknowledgement (after the ones already waiting)."""
+    at = _pending(lay, t[PENDING_COUNT])
+    t[at + PENDING_OFFSET] = offset
+    t[at + PENDING_RECORD_ID] = rid
+    t[at + PENDING_RECORD_EPOCH] = repoch
+    t[at + PENDING_LEADER] = ldr
+    t[at + PENDING_EPOCH] = e
+    t[PENDING_COUNT] += 1
+
+
+@kernel
+def remove_pending(t, lay, i):
+    """The i-th pending write is settled (acknowledged or forgotten); later ones move up."""
+    last = t[PENDING_COUNT] - 1
+    for k in range(_pending(lay, i), _pending(lay, last)):
+        t[k] = t[k + PENDING_SLOTS]
+    for k in range(_pending(lay, last), _pending(lay, last + 1)):
+        t[k] = 0
+    t[PENDING_COUNT] = last
+
+
+@kernel
+def acked_offset(s, lay, rid):
+    """The offset of acknowledged write `rid`, or -1 if it was never acknowledged."""
+    return s[lay.acked_base + 2 * rid] - 1
+
+
+@kernel
+def acked_epoch(s, lay, rid):
+    """The record epoch of acknowledged write `rid`."""
+    return s[lay.acked_base + 2 * rid + 1]
+
+
+@kernel
+def ack(t, lay, offset, rid, repoch):
+    """The producer is told its write of record (rid, repoch) at `offset` succeeded."""
+    t[lay.acked_base + 2 * rid] = offset + 1
+    t[lay.acked_base + 2 * rid + 1] = repoch
+
+
+@kernel
+def committed_offset(s, lay, rid):
+    """The offset at which record `rid` was committed, or -1 if it never was."""
+    return s[lay.committed_base + 2 * rid] - 1
+
+
+@kernel
+def committed_epoch(s, lay, rid):
+    """The record epoch of committed record `rid`."""
+    return s[lay.committed_base + 2 * rid + 1]
+
+
+@kernel
+def commit(t, lay, offset, rid, repoch):
+    """Record (rid, repoch) at `offset` was below a true leader's HW: consumers could read it."""
+    t[lay.committed_base + 2 * rid] = offset + 1
+    t[lay.committed_base + 2 * rid + 1] = repoch

@@ -1,0 +1,47 @@
+"""The `fetch` model's next-state relation: every action, then the ghost variables brought up
+to date after each step (when the model keeps them)."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+
+from .controller import controller_notice_failure, controller_notice_restart
+from .ghost import update_ghost
+from .isr import leader_expand_isr, leader_shrink_isr
+from .leadership import become_follower, become_leader
+from .lifecycle import checkpoint_hw, crash, flush, restart
+from .producer import producer_write
+from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
+
+
+@kernel
+def successors(s, lay, out, acts):
+    """Write every enabled step from state `s` into `out` (rows) and `acts` (action codes);
+    return how many there are."""
+    n = producer_write(s, lay, out, acts, 0)
+    n = follower_fetch(s, lay, out, acts, n)
+    n = leader_serve_fetch(s, lay, out, acts, n)
+    n = follower_apply_response(s, lay, out, acts, n)
+    n = leader_shrink_isr(s, lay, out, acts, n)
+    n = leader_expand_isr(s, lay, out, acts, n)
+    n = crash(s, lay, out, acts, n)
+    n = restart(s, lay, out, acts, n)
+    n = checkpoint_hw(s, lay, out, acts, n)
+    n = flush(s, lay, out, acts, n)
+    n = controller_notice_failure(s, lay, out, acts, n)
+    n = controller_notice_restart(s, lay, out, acts, n)
+    n = become_leader(s, lay, out, acts, n)
+    n = become_follower(s, lay, out, acts, n)
+    if lay.ghost:
+        for j in range(n):
+            update_ghost(out[j], lay)
+    return n
+
+
+def max_successors(lay) -> int:
+    """An upper bound on the steps enabled in one state (the size of a successor buffer): one
+    per replica for the single-replica steps, per (leader, follower) pair for the ISR steps,
+    per (noticed broker, elected leader) for the controller's, and per (replica, epoch) for
+    handling LeaderAndIsr."""
+    n, e = lay.replicas, lay.max_epoch + 1
+    return 8 * n + 4 * n * n + 2 * n * e

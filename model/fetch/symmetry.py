@@ -1,0 +1,43 @@
+"""Renaming replicas in a packed `fetch` state, for symmetry reduction: broker blocks move, and
+every slot holding a replica id (the controller's leader, each broker's leader, the leader of
+an in-flight fetch, of each waiting LeaderAndIsr request and of each pending write) or a
+replica set (the controller's ISR and offline brokers, each broker's ISR, each request's ISR)
+is renamed; each leader's remote LEOs move with the replicas they describe. Records hold no
+replica ids."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+from checker.kernel.symmetry import rename, rename_set
+
+from .layout import (C_ISR, C_LEADER, C_OFFLINE, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR, LEADER, NOT_SENT,
+                     PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS)
+
+
+@kernel
+def permute(s, lay, perm, t):
+    """Write into `t` the state `s` with every replica r renamed perm[r]."""
+    for i in range(s.shape[0]):
+        t[i] = s[i]
+    t[C_LEADER] = rename(perm, s[C_LEADER])
+    t[C_ISR] = rename_set(perm, s[C_ISR])
+    t[C_OFFLINE] = rename_set(perm, s[C_OFFLINE])
+    for i in range(s[PENDING_COUNT]):
+        at = HEADER + PENDING_SLOTS * i + PENDING_LEADER
+        t[at] = rename(perm, s[at])
+    for r in range(lay.replicas):
+        source = lay.broker_base + r * lay.broker_stride
+        target = lay.broker_base + perm[r] * lay.broker_stride
+        for i in range(lay.broker_stride):
+            t[target + i] = s[source + i]
+        t[target + LEADER] = rename(perm, s[source + LEADER])
+        t[target + ISR] = rename_set(perm, s[source + ISR])
+        if s[source + FETCH_KIND] != IDLE:
+            t[target + FETCH_LEADER] = rename(perm, s[source + FETCH_LEADER])
+        for f in range(lay.replicas):
+            t[target + lay.remote_at + perm[f]] = s[source + lay.remote_at + f]
+        for e in range(lay.max_epoch + 1):
+            at = lay.inbox_at + 2 * e
+            if s[source + at] != NOT_SENT:
+                t[target + at] = rename(perm, s[source + at] - 2) + 2
+                t[target + at + 1] = rename_set(perm, s[source + at + 1])
