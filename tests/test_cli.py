@@ -142,11 +142,15 @@ def test_real_ctrl_c_stops_the_search(tmp_path):
     import time
     from pathlib import Path
 
+    from checker.progress import prepare_kernels
+    from model.registry import build_model
+
+    prepare_kernels([build_model("fetch", "kip320", replicas=3)])  # compiled beforehand: the run below searches
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--engine", "local", "--variant", "hw", "--continue",
-                             "--trace-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    time.sleep(3)
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--engine", "local", "--model", "fetch", "--replicas",
+                             "3", "--continue", "--trace-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130

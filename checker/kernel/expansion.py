@@ -14,6 +14,9 @@ import numpy as np
 from .visited_set import MAX_LOAD, grow, new_table
 
 BIG = np.iinfo(np.int64).max
+CHUNK = 1 << 16
+"""Frontier states per call into compiled code: control comes back to Python this often, so
+Ctrl-C and termination signals are handled within a fraction of a second."""
 
 
 class Expansion(NamedTuple):
@@ -68,7 +71,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     position, n, generated = 0, 0, 0
     while True:
         position, n, count, g = search.expand(
-            front, front_fps, order, position, lay, perms, invariant_mask, step_mask, table, count,
+            front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask, table, count,
             int(MAX_LOAD * table.shape[0]), buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, step_fp, step_code, step_parent)
         generated += g
