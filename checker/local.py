@@ -45,6 +45,16 @@ def first_violations(level: dict[int, State], invariants: Sequence[Invariant], f
     return violating
 
 
+def representative_of(model, symmetry: bool):
+    """The model's orbit representative function when `symmetry` is asked for (None otherwise);
+    ValueError for a model that has none."""
+    if not symmetry:
+        return None
+    if not hasattr(model, "representative"):
+        raise ValueError(f"model {model.name} has no symmetry reduction")
+    return model.representative
+
+
 @contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector. States are acyclic tuples, so it frees nothing during
@@ -84,18 +94,18 @@ def explore(
 
         return explore_kernel(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level,
                               symmetry=symmetry)
-    if symmetry:
-        raise ValueError(f"model {model.name} has no symmetry reduction")
     with gc_paused():
-        return _explore(model, invariants, stop_at_first, max_depth, on_level)
+        return _explore(model, invariants, stop_at_first, max_depth, on_level, representative_of(model, symmetry))
 
 
-def _explore(model, properties, stop_at_first, max_depth, on_level) -> CheckResult:
+def _explore(model, properties, stop_at_first, max_depth, on_level, representative) -> CheckResult:
     started = time.perf_counter()
-    result = CheckResult(model.name, model.variant, dict(model.parameters()), "local", [i.name for i in properties])
+    result = CheckResult(model.name, model.variant, dict(model.parameters()), "local", [i.name for i in properties],
+                         symmetry=representative is not None)
     invariants = [p for p in properties if not isinstance(p, StepProperty)]
     step_properties = [p for p in properties if isinstance(p, StepProperty)]
-    frontier = {fingerprint(s): s for s in model.initial_states()}
+    reduce = representative or (lambda state: state)
+    frontier = {fingerprint(reduce(s)): reduce(s) for s in model.initial_states()}
     parent: dict[int, int | None] = dict.fromkeys(frontier, ROOT)
     found = first_violations(frontier, invariants, {})
     broken_steps: dict[str, tuple] = {}
@@ -118,6 +128,8 @@ def _explore(model, properties, stop_at_first, max_depth, on_level) -> CheckResu
                 names.append(action[0])
                 if unbroken:
                     record_broken_steps(unbroken, fp, state, action, succ, level_broken)
+                if representative is not None:
+                    succ = representative(succ)
                 succ_fp = hash(succ)
                 if succ_fp in parent:
                     continue
@@ -151,11 +163,12 @@ def _explore(model, properties, stop_at_first, max_depth, on_level) -> CheckResu
             path.append(parent[path[-1]])
         return path[::-1]
 
+    key = (lambda state: fingerprint(representative(state))) if representative else fingerprint
     for prop in properties:
         if prop.name in found:
-            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, path_to(found[prop.name]))
+            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, path_to(found[prop.name]), key)
         elif prop.name in broken_steps:
-            fp, action = broken_steps[prop.name]
-            result.violations[prop.name] = trace_ending_with_step(model, prop.name, path_to(fp), action)
+            fp, _ = broken_steps[prop.name]
+            result.violations[prop.name] = trace_ending_with_step(model, prop, path_to(fp), key)
     result.seconds = time.perf_counter() - started
     return result

@@ -14,22 +14,27 @@ from .fingerprint import fingerprint
 from .model import Model
 
 
-def trace_from_fingerprints(model: Model, invariant: str, path: list[int]) -> Trace:
-    """The trace whose states have fingerprints `path` (initial state first)."""
-    initial = next(s for s in model.initial_states() if fingerprint(s) == path[0])
+def trace_from_fingerprints(model: Model, invariant: str, path: list[int], key=fingerprint) -> Trace:
+    """The trace whose states have fingerprints `path` (initial state first). `key` is the
+    fingerprint the engine stored for a state: with symmetry reduction, its orbit
+    representative's, and the trace is then a real behaviour that passes through those orbits."""
+    initial = next(s for s in model.initial_states() if key(s) == path[0])
     steps = []
     state = initial
     for target in path[1:]:
-        action, state = min(((a, s) for a, s in model.successors(state) if fingerprint(s) == target),
+        action, state = min(((a, s) for a, s in model.successors(state) if key(s) == target),
                             key=lambda pair: pair[0])
         steps.append(Step(action, state))
     return Trace(model.name, model.variant, dict(model.parameters()), invariant, initial, tuple(steps))
 
 
-def trace_ending_with_step(model: Model, name: str, path: list[int], action) -> Trace:
-    """The trace along `path` (fingerprints, initial state first) followed by `action` from its
-    last state: the counterexample of a step property."""
-    trace = trace_from_fingerprints(model, name, path)
+def trace_ending_with_step(model: Model, prop, path: list[int], key=fingerprint) -> Trace:
+    """The trace along `path` (fingerprints, initial state first) followed by the smallest step
+    from its last state that breaks step property `prop`: its counterexample. (The engines
+    record the smallest breaking step of that state, so without symmetry this is that step.)"""
+    trace = trace_from_fingerprints(model, prop.name, path, key)
     last = trace.states()[-1]
-    after = min((s for a, s in model.successors(last) if a == action), key=fingerprint)
-    return Trace(trace.model, trace.variant, trace.bounds, name, trace.initial, trace.steps + (Step(action, after),))
+    action, after = min(((a, s) for a, s in model.successors(last) if not prop.holds(last, a, s)),
+                        key=lambda pair: (pair[0], fingerprint(pair[1])))
+    return Trace(trace.model, trace.variant, trace.bounds, prop.name, trace.initial,
+                 trace.steps + (Step(action, after),))

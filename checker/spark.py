@@ -23,18 +23,20 @@ from .invariant import Invariant, StepProperty
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats
+from .local import representative_of
 from .stopping import keep_exploring
 from .kernel.symmetry import permutations
 from .kernel.traces import Reducer, trace_to
 
 
-def _initial_level(sc, model, partitions, reducer):
-    """Level 0: the initial states (packed orbit representatives for a kernel model), each owned
-    by its fingerprint's partition, as its own parent."""
+def _initial_level(sc, model, partitions, reducer, representative):
+    """Level 0: the initial states (orbit representatives with symmetry; packed rows for a kernel
+    model), each owned by its fingerprint's partition, as its own parent."""
     from .spark_tasks import Shard, owner, same_partition
 
     if reducer is None:
-        states = {fingerprint(s): s for s in model.initial_states()}
+        reduce = representative or (lambda state: state)
+        states = {fingerprint(reduce(s)): reduce(s) for s in model.initial_states()}
         encode = model.encode
     else:
         rows = [reducer.representative(model.kernel.encode(s)) for s in model.initial_states()]
@@ -106,8 +108,7 @@ def explore_spark(
     invariants = [p for p in properties if not isinstance(p, StepProperty)]
     step_properties = [p for p in properties if isinstance(p, StepProperty)]
     broken_steps: dict[str, tuple] = {}
-    if symmetry and kernel is None:
-        raise ValueError(f"model {model.name} has no symmetry reduction")
+    representative = representative_of(model, symmetry) if kernel is None else None
     if kernel is not None:
         reducer = Reducer(kernel, permutations(kernel.replicas, symmetry))
         kinds = kernel.action_kinds
@@ -118,7 +119,7 @@ def explore_spark(
         reducer = None
         kinds = model.action_kinds()
         invariant_bits = dict(enumerate(invariants))
-    states, level = _initial_level(sc, model, P, reducer)
+    states, level = _initial_level(sc, model, P, reducer, representative)
     level = _materialise(level, reliable_checkpoints)
     found: dict[str, int] = {}
     for inv in invariants:
@@ -147,7 +148,7 @@ def explore_spark(
                                   symmetry=symmetry, partitions=P, level=step, stats=stats)
         else:
             expand_task = partial(expand, model=model, invariants=invariants, step_properties=unbroken, partitions=P,
-                                  level=step, stats=stats)
+                                  level=step, stats=stats, representative=representative)
         candidates = level.mapPartitionsWithIndex(expand_task).partitionBy(P, same_partition)
         following = _co_partitioned_union(level, candidates).mapPartitionsWithIndex(
             partial(merge, kinds=len(kinds), invariant_count=max(invariant_bits, default=-1) + 1, level=step,
@@ -187,6 +188,7 @@ def explore_spark(
     result.depth = depth
     result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
                       for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
+    key = (lambda state: fingerprint(representative(state))) if representative else fingerprint
     paths = _paths_to(sc, level, {**found, **{name: fp for name, (fp, _) in broken_steps.items()}}, P)
     for prop in properties:
         if kernel is not None and prop.name in found:
@@ -195,10 +197,9 @@ def explore_spark(
             result.violations[prop.name] = trace_to(model, reducer, prop.name, paths[prop.name],
                                                     kernel.step_property_names.index(prop.name))
         elif prop.name in found:
-            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, paths[prop.name])
+            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, paths[prop.name], key)
         elif prop.name in broken_steps:
-            result.violations[prop.name] = trace_ending_with_step(model, prop.name, paths[prop.name],
-                                                                  broken_steps[prop.name][1])
+            result.violations[prop.name] = trace_ending_with_step(model, prop, paths[prop.name], key)
     level.unpersist()
     result.seconds = time.perf_counter() - started
     return result

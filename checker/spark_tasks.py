@@ -104,10 +104,12 @@ def _task_start() -> float:
     return time.perf_counter()
 
 
-def expand(index, records, *, model, invariants, step_properties, partitions, level, stats):
+def expand(index, records, *, model, invariants, step_properties, partitions, level, stats, representative=None):
     """Map side of a level: every successor of this partition's frontier, grouped by owner.
     Per successor it keeps the smallest (parent fingerprint, action), the local engine's rule;
-    step properties are checked on every step, keeping the smallest breaking (parent, action)."""
+    step properties are checked on every step, keeping the smallest breaking (parent, action).
+    With `representative` (symmetry reduction) each successor is replaced by its orbit's
+    representative before it is fingerprinted."""
     started = _task_start()
     best: dict[int, tuple] = {}
     broken: dict[str, tuple] = {}
@@ -120,6 +122,8 @@ def expand(index, records, *, model, invariants, step_properties, partitions, le
                 names.append(action[0])
                 if step_properties:
                     record_broken_steps(step_properties, fp, state, action, succ, broken)
+                if representative is not None:
+                    succ = representative(succ)
                 succ_fp = hash(succ)
                 known = best.get(succ_fp)
                 if known is None or fp < known[0] or (fp == known[0] and action < known[1]):

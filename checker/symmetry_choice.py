@@ -2,7 +2,8 @@
 
 Symmetry reduction is exact only when the model's rules treat every replica id alike and every
 checked property's verdict is the same on renamed states. Models with a compiled kernel
-provide the renaming; each property declares whether it is symmetric.
+provide the renaming, other models a `representative` function; each property declares
+whether it is symmetric.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from model.params import ModelError
 
 
 def supports_symmetry(model) -> bool:
-    """The model can rename replicas (it has a compiled kernel)."""
-    return getattr(model, "kernel", None) is not None
+    """The model can reduce a state to its orbit's representative (a compiled kernel renames
+    replicas; a plain model offers `representative`)."""
+    return getattr(model, "kernel", None) is not None or hasattr(model, "representative")
 
 
 def choose_symmetry(models: Sequence, properties: Sequence, asked: bool | None) -> tuple[bool, str | None]:

@@ -110,6 +110,18 @@ def test_step_properties_match_local(sc):
                  explore(fetch, props, stop_at_first=False))
 
 
+def test_symmetry_on_the_plain_path_matches_local(sc):
+    from checker.invariant import StepProperty
+    from checker.spark import explore_spark
+
+    prop = StepProperty("tm-never-commits", "no TMCommit step", lambda s, a, t: a[0] != "TMCommit")
+    model = build_model("two-phase", rms=4)
+    props = [prop, *select("two-phase", [])]
+    spark = explore_spark(sc, model, props, partitions=3, stop_at_first=False, symmetry=True)
+    same_results(spark, explore(model, props, stop_at_first=False, symmetry=True))
+    assert spark.symmetry and spark.violations
+
+
 def test_max_depth_and_two_phase(sc):
     from checker.spark import explore_spark
 

@@ -72,6 +72,12 @@ class TwoPhaseModel:
             if s.msg_abort and rm != ABORTED:
                 yield ("RMRcvAbortMsg", r), s._replace(rm=_set_rm(s, r, ABORTED))
 
+    def representative(self, s: TwoPhaseState) -> TwoPhaseState:
+        """The state standing for s's orbit under renaming RMs (see `model.two_phase.symmetry`)."""
+        from .symmetry import representative
+
+        return representative(s)
+
     def action_kinds(self) -> tuple[str, ...]:
         """The TM and RM step names."""
         return ("TMRcvPrepared", "TMCommit", "TMAbort", "RMPrepare", "RMChooseToAbort", "RMRcvCommitMsg", "RMRcvAbortMsg")
