@@ -37,7 +37,8 @@ def parse_bounds(text: str) -> dict:
 @click.option("--master", default="local[2]")
 @click.option("--partitions", type=int, default=2)
 @click.option("--all-invariants", is_flag=True, help="check every invariant (ghost state kept); default: none")
-def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants):
+@click.option("--compile-only", is_flag=True, help="only load (or compile) the model's kernel, and report its seconds")
+def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, compile_only):
     """Run one exploration to the end and print its figures as JSON."""
     started = time.perf_counter()
     from checker.engines import engine_session
@@ -50,6 +51,9 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
     imported = time.perf_counter()
     prepare_kernels([model])
     compiled = time.perf_counter()
+    if compile_only:
+        print(json.dumps({"import_seconds": round(imported - started, 3), "kernel_seconds": round(compiled - imported, 3)}))
+        return
     with engine_session(engine, master=master, partitions=partitions) as explore:
         before = peak_rss_bytes()
         result = explore(model, invariants, stop_at_first=False, symmetry=symmetry)

@@ -29,7 +29,7 @@ def prepare_kernels(models) -> None:
             warm_up(kernel, model.initial_states()[0])
             continue
         message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "
-                   "about half a minute)")
+                   "up to a minute)")
         if not console.is_terminal:
             console.print(message, highlight=False)
         with console.status(message):
