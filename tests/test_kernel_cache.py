@@ -92,3 +92,12 @@ def test_stale_caches_of_other_versions_are_pruned(tmp_path):
     os.utime(old, (0, 0))
     cache.prune_stale(current)
     assert current.exists() and recent.exists() and not old.exists()
+
+
+def test_read_only_cache_root_falls_back_to_a_temporary_directory(tmp_path, monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache root should be")
+    monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(blocked / "cache"))
+    path = cache.cache_dir()
+    assert path.is_dir() and not str(path).startswith(str(blocked))
+    assert path.name == f"kernels-{cache.source_digest()}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,11 +47,20 @@ def cache_root() -> Path:
 
 
 def cache_dir() -> Path:
-    """The cache directory for the current sources (created on demand)."""
-    path = cache_root() / f"kernels-{source_digest()}"
-    path.mkdir(parents=True, exist_ok=True)
-    os.utime(path)  # in use: not stale
-    return path
+    """The cache directory for the current sources (created on demand). When the user's cache
+    directory cannot be written (a read-only home), a directory under the system's temporary
+    directory serves instead."""
+    name = f"kernels-{source_digest()}"
+    for root in (cache_root(), Path(tempfile.gettempdir()) / f"replcheck-{os.getuid()}"):
+        path = root / name
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            os.utime(path)  # in use: not stale
+        except OSError:
+            continue
+        if os.access(path, os.W_OK):
+            return path
+    raise OSError(f"no writable directory for compiled kernels (tried {cache_root()} and the temporary directory)")
 
 
 STALE_DAYS = 7
