@@ -154,5 +154,7 @@ def test_real_ctrl_c_stops_the_search(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert err.strip() == "Error: interrupted by the user; no result or trace was written"
+    *before, last = err.strip().splitlines()
+    assert last == "Error: interrupted by the user; no result or trace was written"
+    assert not before or " ".join(before).startswith("compiling the fetch model's kernel")  # if the cache was cold
     assert out == "" and list(tmp_path.iterdir()) == []

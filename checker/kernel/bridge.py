@@ -10,11 +10,10 @@ decode. No rule is written twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from .fingerprint import fingerprint
 from .instantiate import search_module
 from .steps import action_fields
 
@@ -63,21 +62,6 @@ class Kernel:
         kind, *args = action_fields(code)
         return (self.action_kinds[kind], *args[:self.arities[kind]])
 
-    def action_code(self, action: Sequence) -> int:
-        """The code of an action value (inverse of `action_value`); ValueError if unknown."""
-        try:
-            kind = self.action_kinds.index(action[0])
-        except ValueError:
-            raise ValueError(f"unknown action {action[0]!r}") from None
-        args = list(action[1:]) + [0] * (3 - len(action[1:]))
-        if len(action) - 1 != self.arities[kind] or not all(isinstance(a, int) and 0 <= a < 16 for a in args):
-            raise ValueError(f"malformed action {tuple(action)!r}")
-        return (kind << 12) | (args[0] << 8) | (args[1] << 4) | args[2]
-
     def successors(self, state) -> list[tuple[tuple, Any]]:
         """The readable next-state relation: every step from `state` as (action value, state)."""
         return [(self.action_value(code), self.decode(row)) for code, row in self.successor_rows(self.encode(state))]
-
-    def fingerprint(self, state) -> int:
-        """The fingerprint the compiled engines give `state` (without symmetry)."""
-        return int(fingerprint(self.encode(state)))
