@@ -18,6 +18,7 @@ from checker.local import explore
 from conftest import VARIANTS
 from invariants.fetch import STATE_INVARIANTS
 from invariants.registry import select
+from kernel_walks import permuted, random_walk
 from model.fetch.kinds import NO_LEADER
 from model.fetch.layout import HEADER
 from model.registry import build_model
@@ -122,25 +123,6 @@ def test_unclean_election_may_pick_any_live_replica_and_otherwise_the_partition_
     state = walk(clean, steps)[-1]
     assert enabled(clean, state, "ControllerNoticeFailure") == {("ControllerNoticeFailure", 0, NO_LEADER)}
     assert dict(clean.successors(state))[("ControllerNoticeFailure", 0, NO_LEADER)].controller.leader == -1
-
-
-def random_walk(model, choices):
-    """The packed state reached from the initial state by taking, at each step, the successor
-    that `choices` picks (modulo the number enabled); stops early at a deadlock."""
-    kernel = model.kernel
-    row = kernel.encode(model.initial_states()[0])
-    for pick in choices:
-        steps = kernel.successor_rows(row)
-        if not steps:
-            break
-        row = steps[pick % len(steps)][1]
-    return row
-
-
-def permuted(kernel, row, perm) -> np.ndarray:
-    out = np.zeros_like(row)
-    kernel.search.permute(row, kernel.layout, np.array(perm, np.int64), out)
-    return out
 
 
 SYMMETRY_MODELS = {v: build_model("fetch", v, ghost=True, replicas=3, max_epoch=3, max_crashes=3, flush="async",

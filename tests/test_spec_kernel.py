@@ -15,6 +15,7 @@ from checker.kernel.traces import Reducer
 from checker.local import explore
 from conftest import VARIANTS
 from invariants.registry import select
+from kernel_walks import permuted, random_walk
 from model.registry import build_model
 from traces.replay import verify_trace
 
@@ -69,25 +70,6 @@ def test_decoded_view_agrees_with_the_kernel_on_every_state(variant, bounds):
     assert [lv.new_states for lv in compiled.levels] == [lv.new_states for lv in plain.levels]
     assert {i: compiled.verdict(i) for i in compiled.invariants} == {i: plain.verdict(i) for i in plain.invariants}
     assert {k: len(t) for k, t in compiled.violations.items()} == {k: len(t) for k, t in plain.violations.items()}
-
-
-def random_walk(model, choices):
-    """The state reached from the initial state by taking, at each step, the successor that
-    `choices` picks (modulo the number enabled); stops early at a deadlock."""
-    kernel = model.kernel
-    row = kernel.encode(model.initial_states()[0])
-    for pick in choices:
-        steps = kernel.successor_rows(row)
-        if not steps:
-            break
-        row = steps[pick % len(steps)][1]
-    return row
-
-
-def permuted(kernel, row, perm) -> np.ndarray:
-    out = np.zeros_like(row)
-    kernel.search.permute(row, kernel.layout, np.array(perm, np.int64), out)
-    return out
 
 
 SYMMETRY_MODELS = {v: build_model("spec", v, replicas=3, log_size=2, max_records=2, max_epoch=2) for v in VARIANTS}
