@@ -38,13 +38,13 @@ def path_by_codes(kernel, reducer: Reducer, initial: np.ndarray, codes: list[int
     """The stored fingerprints along a path given as the initial row and the action codes the
     search recorded (each taken from the previous representative)."""
     row = reducer.representative(initial)
-    fps = [reducer.fingerprint(row)]
+    fps = [int(fingerprint(row))]  # row is already its orbit's representative
     for code in codes:
         nxt = dict(kernel.successor_rows(row)).get(code)
         if nxt is None:
             raise RuntimeError(f"recorded action {kernel.action_value(code)} is not enabled on its path")
         row = reducer.representative(nxt)
-        fps.append(reducer.fingerprint(row))
+        fps.append(int(fingerprint(row)))
     return fps
 
 
