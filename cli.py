@@ -7,33 +7,43 @@ bounds, an unreadable or foreign trace file, an unwritable output path); 130 int
 
 from __future__ import annotations
 
-import json
 import sys
-from contextlib import contextmanager
-from functools import partial
-from pathlib import Path
 
-import click
-from rich.console import Console
-from rich.table import Table
+from checker.interrupts import ctrl_c_deferred
 
-from checker.engines import ENGINES, engine_session
-from checker.java import EngineUnavailable
-from checker.progress import level_progress, prepare_kernels
-from checker.symmetry_choice import choose_symmetry
-from checker.compare import compare_variants
-from checker.sweep import configurations, sweep
-from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
-                            result_to_json, summary_table, sweep_markdown, sweep_table, sweep_to_json)
-from invariants.registry import invariants_for, select
-from model.params import ModelError
-from model.registry import MODELS, build_model
-from traces.explain import explain as explain_trace
-from traces.scenario import first_failure, load_scenario
-from traces.scenario import replay as run_replay
-from traces.render import FORMATS, PICTURES, render_file
-from traces.store import TraceFileError, load_trace, save_trace
-from traces.table import trace_table
+INTERRUPTED_MESSAGE = "interrupted by the user; no result or trace was written"
+
+try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
+    with ctrl_c_deferred():
+        import json
+        from contextlib import contextmanager
+        from functools import partial
+        from pathlib import Path
+
+        import click
+        from rich.console import Console
+        from rich.table import Table
+
+        from checker.engines import ENGINES, engine_session
+        from checker.java import EngineUnavailable
+        from checker.progress import level_progress, prepare_kernels
+        from checker.symmetry_choice import choose_symmetry
+        from checker.compare import compare_variants
+        from checker.sweep import configurations, sweep
+        from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
+                                    result_to_json, summary_table, sweep_markdown, sweep_table, sweep_to_json)
+        from invariants.registry import invariants_for, select
+        from model.params import ModelError
+        from model.registry import MODELS, build_model
+        from traces.explain import explain as explain_trace
+        from traces.scenario import first_failure, load_scenario
+        from traces.scenario import replay as run_replay
+        from traces.render import FORMATS, PICTURES, render_file
+        from traces.store import TraceFileError, load_trace, save_trace
+        from traces.table import trace_table
+except KeyboardInterrupt:
+    sys.stderr.write(f"Error: {INTERRUPTED_MESSAGE}\n")
+    sys.exit(130)
 
 EXIT_VIOLATED = 1
 EXIT_USAGE = 2
@@ -58,7 +68,7 @@ class Interrupted(click.ClickException):
     exit_code = EXIT_INTERRUPTED
 
     def __init__(self):
-        super().__init__("interrupted by the user; no result or trace was written")
+        super().__init__(INTERRUPTED_MESSAGE)
 
 
 def bound_options(func):
@@ -165,7 +175,18 @@ def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]
     return files
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class ReplcheckGroup(click.Group):
+    """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
+    writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+
+@click.group(cls=ReplcheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main():
     """replcheck: a model checker for Kafka's partition replication protocols."""
 

@@ -10,12 +10,14 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from .interrupts import ctrl_c_deferred
 from .result import LevelStats
 
 
 def prepare_kernels(models) -> None:
     """Compile (or load) the compiled kernel of each model that has one before its search, with
-    a notice on stderr when this machine compiles it for the first time (tens of seconds)."""
+    a notice on stderr when this machine compiles it for the first time (tens of seconds).
+    Loading a cached kernel takes a fraction of a second and holds Ctrl-C back until it is done."""
     seen = set()
     for model in models:
         kernel = getattr(model, "kernel", None)
@@ -26,7 +28,8 @@ def prepare_kernels(models) -> None:
 
         console = Console(stderr=True)
         if is_compiled(kernel):
-            warm_up(kernel, model.initial_states()[0])
+            with ctrl_c_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
+                warm_up(kernel, model.initial_states()[0])
             continue
         message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "
                    "up to a minute)")
