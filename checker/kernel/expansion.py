@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .visited_set import MAX_LOAD, grow, new_table
+from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
 CHUNK = 1 << 16
@@ -24,7 +24,7 @@ class Expansion(NamedTuple):
     fingerprint, parent (index into the frontier), action code and violated-invariant bits.
     Also: successors generated, steps fired per action kind, per step property the smallest
     breaking (parent fingerprint, code) and that parent's frontier index (-1: unbroken), and
-    the visited set with its count afterwards."""
+    the visited set afterwards."""
 
     rows: np.ndarray
     fps: np.ndarray
@@ -36,15 +36,13 @@ class Expansion(NamedTuple):
     step_fp: np.ndarray
     step_code: np.ndarray
     step_parent: np.ndarray
-    table: np.ndarray
-    count: int
+    visited: VisitedSet
 
 
 def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask: int, step_mask: int,
-               perms: np.ndarray, table: np.ndarray | None = None, count: int = 0,
-               expected: int | None = None) -> Expansion:
+               perms: np.ndarray, visited: VisitedSet | None = None, expected: int | None = None) -> Expansion:
     """Expand every state of `front` (packed rows with fingerprints `front_fps`) in ascending
-    fingerprint order; successors already in `table` (a fresh visited set when None) are not
+    fingerprint order; successors already `visited` (a fresh visited set when None) are not
     new. `perms` are the replica renamings (identity only: no symmetry). `expected`, an estimate
     of the new states, sizes the output (it grows as needed)."""
     search, lay = kernel.search, kernel.layout
@@ -57,8 +55,8 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     batched = room * search.BATCH
     batch = np.zeros((batched, width), np.int8)
     batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
-    if table is None:
-        table = new_table(2 * len(front) + room)
+    if visited is None:
+        visited = VisitedSet(2 * len(front) + batched, batched)
     order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
     capacity = max(4096, int(1.1 * (2 * len(front) if expected is None else expected)) + batched)
     out = np.zeros((capacity, width), np.int8)
@@ -70,9 +68,9 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     fired = np.zeros(len(kernel.action_kinds), np.int64)
     position, n, generated = 0, 0, 0
     while True:
-        position, n, count, g = search.expand(
-            front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask, table, count,
-            int(MAX_LOAD * table.shape[0]), buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
+        position, n, g = search.expand(
+            front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
+            visited.shards, buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, step_fp, step_code, step_parent)
         generated += g
         if position >= len(order):
@@ -80,10 +78,9 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
         if n + batched > out.shape[0]:
             size = out.shape[0] + out.shape[0] // 2 + batched
             out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
-        if count + batched > MAX_LOAD * table.shape[0]:
-            table = grow(table, count, count + batched)
+        visited.grow_full()
     return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, step_fp, step_code,
-                     step_parent, table, count)
+                     step_parent, visited)
 
 
 def _grown(array: np.ndarray, size: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from .fingerprint import fingerprint
 from .symmetry import permutations
 from .traces import Reducer, path_by_codes, trace_to
 from .expansion import expand_all
-from .visited_set import add, new_table
+from .visited_set import VisitedSet
 
 NO_PARENT = np.uint32(0xFFFFFFFF)
 
@@ -85,13 +85,12 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, symmetry) ->
     reducer = Reducer(kernel, perms)
     width = kernel.width
 
-    table, count = new_table(1 << 16), 0
+    visited = VisitedSet(1 << 16, kernel.max_successors * search.BATCH)
     front_rows, front_fps = [], []
     for state in model.initial_states():
         row = reducer.representative(kernel.encode(state))
         fp = fingerprint(row)
-        if add(table, fp):
-            count += 1
+        if visited.add(fp):
             front_rows.append(row)
             front_fps.append(fp)
     front = np.array(front_rows, np.int8).reshape(len(front_rows), width)
@@ -103,15 +102,15 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, symmetry) ->
     fired = np.zeros(len(kernel.action_kinds), np.int64)
     new = np.zeros(len(kernel.action_kinds), np.int64)
     depth, base, growth = 0, 0, 3.0
-    result.levels.append(LevelStats(0, len(front), 0, count, time.perf_counter() - started))
+    result.levels.append(LevelStats(0, len(front), 0, len(visited), time.perf_counter() - started))
     if on_level:
         on_level(result.levels[-1], len(front))
 
     exhausted = len(front) == 0
     while keep_exploring(exhausted=exhausted, found={**found, **broken}, invariant_count=len(properties),
                          stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
-        level = expand_all(kernel, front, front_fps, inv_mask, step_mask, perms, table, count, int(growth * len(front)))
-        table, count, n_out, generated = level.table, level.count, len(level.fps), level.generated
+        level = expand_all(kernel, front, front_fps, inv_mask, step_mask, perms, visited, int(growth * len(front)))
+        n_out, generated = len(level.fps), level.generated
         fired += level.fired
         result.generated_states += generated
         for prop in step_properties:
@@ -129,12 +128,12 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, symmetry) ->
         front, front_fps = level.rows, level.fps
         found.update(_first_violations(search, lay, front, front_fps, base, invariants, kernel, found, level.viol))
         del level
-        result.levels.append(LevelStats(depth, n_out, generated, count, time.perf_counter() - started))
+        result.levels.append(LevelStats(depth, n_out, generated, len(visited), time.perf_counter() - started))
         if on_level:
             on_level(result.levels[-1], n_out)
 
     result.complete = exhausted
-    result.distinct_states = count
+    result.distinct_states = len(visited)
     result.depth = depth
     result.actions = {kernel.action_kinds[k]: ActionCount(int(fired[k]), int(new[k]))
                       for k in sorted(range(len(fired)), key=lambda k: kernel.action_kinds[k]) if fired[k]}

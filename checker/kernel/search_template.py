@@ -11,7 +11,7 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
-from checker.kernel.visited_set import add, home
+from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
 
 
@@ -42,27 +42,28 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 
 
 @kernel
-def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, table, count, table_limit,
+def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
            buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
            out, out_fps, out_parent, out_code, out_viol, n_out, fired, step_fp, step_code, step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
-    the frontier is done or `out` or the visited set `table` is too full for one more batch.
+    the frontier is done, `out` is too full for one more batch or a table of the visited set
+    (`shards`, see `visited_set`) is at its load limit.
 
     Each successor is reduced to its orbit's representative (when `perms` has more than the
-    identity), fingerprinted and added to `table`; a new one is appended to the `out` arrays
+    identity), fingerprinted and added to the visited set; a new one is appended to the `out` arrays
     with its parent's frontier index, its action code and its violated invariants (bits of
     `invariant_mask`). A state's successors are taken in action-code order, so the first route
     to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
     step is also checked against the step properties in `step_mask`, keeping per property the
     smallest breaking (parent fingerprint, action). `BATCH` states are expanded into `batch`
     before their successors are looked up, in the same order. Returns (next position, n_out,
-    count, successors generated)."""
+    successors generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
     generated = 0
     i = start
     while i < order.shape[0]:
-        if n_out + room > out.shape[0] or count + room > table_limit:
+        if n_out + room > out.shape[0] or any_full(shards):
             break
         m = 0
         end = min(i + BATCH, order.shape[0])
@@ -95,11 +96,11 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                     batch[m, w] = row[w]
                 fp = fingerprint(row)
                 batch_fps[m], batch_codes[m], batch_parents[m] = fp, code, p
+                table = table_of(shards, fp)
                 prefetch(table, home(table, fp))
                 m += 1
         for q in range(m):
-            if add(table, batch_fps[q]):
-                count += 1
+            if add(shards, batch_fps[q]):
                 for w in range(width):
                     out[n_out, w] = batch[q, w]
                 out_fps[n_out] = batch_fps[q]
@@ -108,4 +109,4 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 out_viol[n_out] = violations(out[n_out], lay, invariant_mask)
                 n_out += 1
         i = end
-    return i, n_out, count, generated
+    return i, n_out, generated

@@ -1,48 +1,82 @@
-"""The visited set: 64-bit fingerprints in an open-addressing hash table (8 bytes a slot).
+"""The visited set: 64-bit fingerprints in open-addressing hash tables (8 bytes a slot).
 
-Slot value 0 means empty (fingerprints are never 0). The table is kept at most 70% full:
-`needs_room` tells the search loop when to stop and let the driver `grow` it.
+The set is split into `SHARDS` tables by a fingerprint's top bits. Each table grows on its
+own, by half its size, so growing one costs a transient 1/SHARDS of the set rather than a
+second copy of all of it; and a table's size is any number of slots (a fingerprint's home slot
+is found by multiplying, not masking), so the set is never more than 1.5 times larger than
+its load limit asks. Over a long search the tables average about 62% full: 13 bytes a
+fingerprint.
+
+Slot value 0 means empty (fingerprints are never 0). A table is kept at most `MAX_LOAD` full,
+with room for one more batch of insertions beyond that (`room`), so a probe always ends.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .address import table_at
 from .jit import kernel
 
-MAX_LOAD = 0.7
+SHARDS = 64
+SHARD_BITS = 6
+MAX_LOAD = 0.75
+GROWTH = 1.5
+ADDRESS, SIZE, COUNT, LIMIT = range(4)
+"""Columns of `VisitedSet.shards`, one row per table: its address and size in slots, the
+fingerprints it holds, and how many it may hold before it must grow."""
+
+
+@kernel
+def shard_of(fp):
+    """The table that holds `fp`: its top SHARD_BITS bits."""
+    return (fp >> (64 - SHARD_BITS)) & (SHARDS - 1)
 
 
 @kernel
 def home(table, fp):
-    """The first slot probed for `fp`."""
-    return (fp ^ (fp >> 29)) & (table.shape[0] - 1)
+    """The first slot of `table` probed for `fp`: 32 bits below the shard bits, scaled to its size."""
+    return (((fp >> 26) & 0xFFFFFFFF) * table.shape[0]) >> 32
+
+
+@kernel
+def table_of(shards, fp):
+    """The table that holds `fp`."""
+    s = shard_of(fp)
+    return table_at(shards[s, ADDRESS], shards[s, SIZE])
 
 
 @kernel
 def _slot(table, fp):
     """The slot holding `fp`, or the empty slot where it belongs (linear probing)."""
-    mask = table.shape[0] - 1
+    size = table.shape[0]
     i = home(table, fp)
     while table[i] != 0 and table[i] != fp:
-        i = (i + 1) & mask
+        i += 1
+        if i == size:
+            i = 0
     return i
 
 
 @kernel
-def add(table, fp):
-    """Insert `fp`; True when it was not there before."""
+def add(shards, fp):
+    """Insert `fp` into its table and count it; True when it was not there before."""
+    table = table_of(shards, fp)
     i = _slot(table, fp)
     if table[i] == fp:
         return False
     table[i] = fp
+    shards[shard_of(fp), COUNT] += 1
     return True
 
 
 @kernel
-def contains(table, fp):
-    """Whether `fp` is in the table."""
-    return table[_slot(table, fp)] == fp
+def any_full(shards):
+    """Whether some table has reached its load limit (the search stops for the driver to grow it)."""
+    for s in range(shards.shape[0]):
+        if shards[s, COUNT] >= shards[s, LIMIT]:
+            return True
+    return False
 
 
 @kernel
@@ -52,19 +86,35 @@ def _rehash(old, new):
             new[_slot(new, fp)] = fp
 
 
-def new_table(expected: int) -> np.ndarray:
-    """An empty table with room for `expected` fingerprints."""
-    size = 1 << max(10, int(expected / MAX_LOAD).bit_length())
-    return np.zeros(size, np.int64)
+class VisitedSet:
+    """The fingerprints seen so far. `shards` goes to the compiled search loop as it is (see
+    ADDRESS, SIZE, COUNT, LIMIT); this object keeps the tables it points at alive. `room` is the
+    most fingerprints one batch of the loop can add."""
 
+    def __init__(self, expected: int, room: int):
+        self.room = room
+        self.smallest = max(1024, 4 * room)
+        self.shards = np.zeros((SHARDS, 4), np.int64)
+        self.tables = [self._table(s, int(expected / SHARDS / MAX_LOAD)) for s in range(SHARDS)]
 
-def needs_room(table: np.ndarray, count: int, adding: int) -> bool:
-    """Whether adding `adding` more fingerprints to a table holding `count` would pass the load limit."""
-    return count + adding > MAX_LOAD * table.shape[0]
+    def __len__(self) -> int:
+        return int(self.shards[:, COUNT].sum())
 
+    def _table(self, s: int, size: int) -> np.ndarray:
+        table = np.zeros(max(self.smallest, size), np.int64)
+        self.shards[s, ADDRESS], self.shards[s, SIZE] = table.ctypes.data, len(table)
+        self.shards[s, LIMIT] = min(int(MAX_LOAD * len(table)), len(table) - self.room)
+        return table
 
-def grow(table: np.ndarray, count: int, adding: int) -> np.ndarray:
-    """A table holding the same fingerprints with room for `adding` more."""
-    bigger = new_table(2 * (count + adding))
-    _rehash(table, bigger)
-    return bigger
+    def grow_full(self) -> None:
+        """Give every table at its load limit half as many slots again."""
+        for s in np.flatnonzero(self.shards[:, COUNT] >= self.shards[:, LIMIT]):
+            bigger = self._table(s, int(GROWTH * len(self.tables[s])))
+            _rehash(self.tables[s], bigger)
+            self.tables[s] = bigger
+
+    def add(self, fp: int) -> bool:
+        """Insert one fingerprint from Python (initial states); True when it is new."""
+        if any_full(self.shards):
+            self.grow_full()
+        return bool(add(self.shards, np.int64(fp)))
