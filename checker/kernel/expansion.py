@@ -61,7 +61,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     capacity = max(4096, int(1.1 * (2 * len(front) if expected is None else expected)) + batched)
     out = np.zeros((capacity, width), np.int8)
     fps = np.zeros(capacity, np.int64)
-    parent, code, viol = (np.zeros(capacity, np.int32) for _ in range(3))
+    parent, code, viol = np.zeros(capacity, np.int32), np.zeros(capacity, np.uint16), np.zeros(capacity, np.int32)
     properties = len(kernel.step_property_names)
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)

@@ -40,8 +40,8 @@ class Discovered:
     def add_level(self, base: int, parents: np.ndarray, codes: np.ndarray) -> None:
         """Record a level whose states have indices base, base+1, ..."""
         self.bases.append(base)
-        self.parents.append(parents.astype(np.uint32))
-        self.codes.append(codes.astype(np.uint16))
+        self.parents.append(parents.astype(np.uint32, copy=False))
+        self.codes.append(codes.astype(np.uint16, copy=False))
 
     def path(self, index: int) -> tuple[int, list[int]]:
         """(initial state's index, action codes from it) of the recorded route to `index`."""
@@ -122,7 +122,7 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, symmetry) ->
             break
         depth += 1
         growth = n_out / len(front)
-        discovered.add_level(base + len(front), base + level.parent, level.code)
+        discovered.add_level(base + len(front), level.parent.astype(np.uint32) + np.uint32(base), level.code)
         new += np.bincount(level.code >> 12, minlength=len(new))
         base += len(front)
         front, front_fps = level.rows, level.fps
