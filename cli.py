@@ -23,6 +23,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         import click
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
         from checker.engines import ENGINES, engine_session
         from checker.java import EngineUnavailable
@@ -380,7 +381,7 @@ def replay(file):
         raise UserError(str(exc)) from None
     result = run_replay(scenario)
     model = scenario.model
-    table = Table(title=f"{scenario.name}  ({scenario.source})", title_justify="left", show_lines=False)
+    table = Table(title=Text(f"{scenario.name}  ({scenario.source})"), title_justify="left", show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("step")
     lanes0 = model.lanes(result.states[0])
@@ -391,7 +392,10 @@ def replay(file):
         text = "initial state" if i == 0 else model.describe_step(scenario.steps[i - 1][0], result.states[i - 1], state)
         note = scenario.steps[i - 1][1] if i else ""
         lanes = model.lanes(state)
-        table.add_row(str(i), text + (f"\n[dim]{note}[/]" if note else ""),
+        step = Text(text)  # plain text: a scenario's notes quote logs such as [a@e0]
+        if note:
+            step.append("\n" + note, style="dim")
+        table.add_row(str(i), step,
                       *(f"{lane.leo}/{lane.hw}" for lane in lanes.values()), ", ".join(result.failing[i]) or "-")
     console = stdout_console()
     console.print(table)

@@ -49,7 +49,7 @@ def summary_table(result: CheckResult) -> Table:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in result.bounds.items())
+    bounds = bounds_text(result.bounds)
     table.add_row("model", f"{result.model}" + (f" / {result.variant}" if result.variant else ""))
     table.add_row("bounds", bounds)
     options = ", ".join(f"{k} {v}" for k, v in result.engine_options.items())
@@ -75,7 +75,7 @@ def invariant_table(result: CheckResult, trace_files: dict[str, str]) -> Table:
     for name in result.invariants:
         verdict = result.verdict(name)
         trace = result.violations.get(name)
-        table.add_row(name, f"[{styles[verdict]}]{verdict}[/]", f"{len(trace)} steps" if trace else "-",
+        table.add_row(name, f"[{styles[verdict]}]{verdict}[/]", f"{len(trace)} steps" if trace is not None else "-",
                       trace_files.get(name, "-"))
     return table
 
@@ -117,7 +117,7 @@ def comparison_table(results: list[CheckResult]) -> Table:
     """Rows: invariants; columns: variants; each cell 'holds' or 'violated in k steps'; then
     distinct states, depth and time per variant."""
     first = results[0]
-    bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in first.bounds.items())
+    bounds = bounds_text(first.bounds)
     reduced = ", symmetry reduction on: states counted per orbit" if first.symmetry else ""
     table = Table(title=f"{first.model} ({bounds}), engine {first.engine}{reduced}", title_justify="left")
     table.add_column("invariant")
@@ -150,7 +150,8 @@ def comparison_markdown(results: list[CheckResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _config_text(config: dict[str, Any]) -> str:
+def bounds_text(config: dict[str, Any]) -> str:
+    """Bounds and configuration as the CLI takes them: 'replicas=3 unclean-leader-election=off'."""
     return " ".join(f"{k.replace('_', '-')}={'on' if v is True else 'off' if v is False else v}"
                     for k, v in config.items())
 
@@ -170,7 +171,7 @@ def sweep_table(runs: list, invariants: list[str]) -> Table:
     for config, result in runs:
         cells = [f"[bold red]{_loss_text(result, n)}[/]" if n in result.violations else f"[green]{_loss_text(result, n)}[/]"
                  for n in invariants]
-        table.add_row(_config_text(config), *cells, f"{result.distinct_states:,}")
+        table.add_row(bounds_text(config), *cells, f"{result.distinct_states:,}")
     return table
 
 
@@ -179,7 +180,7 @@ def sweep_markdown(runs: list, invariants: list[str]) -> str:
     lines = ["| configuration | " + " | ".join(invariants) + " | distinct states |",
              "|---|" + "---|" * (len(invariants) + 1)]
     for config, result in runs:
-        lines.append(f"| {_config_text(config)} | " + " | ".join(_loss_text(result, n) for n in invariants)
+        lines.append(f"| {bounds_text(config)} | " + " | ".join(_loss_text(result, n) for n in invariants)
                      + f" | {result.distinct_states:,} |")
     return "\n".join(lines) + "\n"
 

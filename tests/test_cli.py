@@ -159,3 +159,28 @@ def test_real_ctrl_c_stops_the_search(tmp_path, delay):
     assert last == "Error: interrupted by the user; no result or trace was written"
     assert not before or " ".join(before).startswith("compiling the fetch model's kernel")  # if the cache was cold
     assert out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_replay_prints_scenario_notes_verbatim():
+    """A scenario's notes quote logs in brackets; they are text, not terminal markup."""
+    result = run_cli("replay", "scenarios/S1-hw-truncation-loses-committed.json")
+    assert result.exit_code == 0
+    assert "A truncates to its HW: log [m1]" in " ".join(result.stdout.split())
+
+
+def test_violation_in_the_initial_state_is_a_zero_step_trace(tmp_path):
+    """spec kip320 without a leader breaks leader-in-isr before any step: the table says 0 steps,
+    as the trace's own heading does, and the trace file is written."""
+    result = run_cli("check", "--engine", "local", "--model", "spec", "--invariant", "leader-in-isr",
+                     "--trace-dir", str(tmp_path))
+    assert result.exit_code == 1
+    row = next(line for line in result.stdout.splitlines() if "leader-in-isr" in line and "violated" in line)
+    assert "0 steps" in row and str(tmp_path) in " ".join(result.stdout.split())
+    assert len(load_trace(tmp_path / "spec-kip320-leader-in-isr.json")[0]) == 0
+
+
+def test_bounds_print_flags_as_the_cli_takes_them():
+    """--unclean-leader-election takes on/off, so the summary prints on/off, never True/False."""
+    result = run_cli("check", "--engine", "local", "--model", "fetch", "--max-depth", "2", "--no-unclean-leader-election")
+    bounds = next(line for line in result.stdout.splitlines() if line.startswith("bounds"))
+    assert "unclean-leader-election=off" in bounds and "False" not in bounds

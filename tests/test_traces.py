@@ -134,3 +134,19 @@ def test_atomic_write_leaves_nothing_half_written(tmp_path, monkeypatch):
         store.write_atomically(target, "new content")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_every_column_of_a_fetch_step_table_has_a_heading():
+    """The ghost column (acked and committed records) appears only once a record is acknowledged;
+    the step table still names it, and leaves it empty before."""
+    from model.fetch.words import records_text
+    from traces.table import trace_table
+
+    invariants = select("fetch", ["strong-isr"])
+    model = build_model("fetch", "hw", ghost=True)
+    trace = explore(model, invariants).violations["strong-isr"]
+    assert not model.state_columns(trace.initial).get("ghost")
+    table = trace_table(trace, model)
+    headers = [str(column.header) for column in table.columns]
+    assert all(headers[1:]) and "ghost" in headers
+    assert (records_text(1), records_text(2)) == ("1 record", "2 records")

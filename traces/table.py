@@ -25,17 +25,16 @@ def trace_table(trace: Trace, model) -> Table:
     of `model.state_columns`, with what changed at that step highlighted."""
     table = Table(title=f"{trace.model} {trace.variant or ''}: {trace.invariant} violated after {len(trace)} steps",
                   show_lines=True, title_justify="left")
-    first = model.state_columns(trace.initial)
+    states = [trace.initial] + [step.state for step in trace.steps]
+    columns = [model.state_columns(state) for state in states]
+    names = list(dict.fromkeys(name for shown in columns for name in shown))  # some appear mid-trace (ghost)
     table.add_column("#", justify="right", style="dim")
     table.add_column("action", ratio=2, min_width=30)
-    for name in first:
+    for name in names:
         table.add_column(name, ratio=1)
-    table.add_row("0", "initial state", *(_cell(lines, None) for lines in first.values()))
-    previous, before = first, trace.initial
+    table.add_row("0", "initial state", *(_cell(columns[0].get(name, []), None) for name in names))
     for i, step in enumerate(trace.steps, 1):
-        columns = model.state_columns(step.state)
         last = i == len(trace.steps)
-        action = Text(model.describe_step(step.action, before, step.state), style="bold red" if last else "")
-        table.add_row(str(i), action, *(_cell(lines, previous.get(name)) for name, lines in columns.items()))
-        previous, before = columns, step.state
+        action = Text(model.describe_step(step.action, states[i - 1], step.state), style="bold red" if last else "")
+        table.add_row(str(i), action, *(_cell(columns[i].get(name, []), columns[i - 1].get(name, [])) for name in names))
     return table

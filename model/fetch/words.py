@@ -8,13 +8,18 @@ from ..spec.words import isr_text, log_text, record_name, replica_name
 from .state import NONE, FetchRequest, FetchResponse, FetchState
 
 
+def records_text(n: int) -> str:
+    """'1 record', '2 records': how many records a FETCH response carries."""
+    return f"{n} record" if n == 1 else f"{n} records"
+
+
 def _message(msg) -> str:
     if isinstance(msg, FetchRequest):
         return f"FETCH(offset {msg.offset}, e{msg.epoch}) to {replica_name(msg.leader)}"
     if isinstance(msg, FetchResponse):
         if msg.fenced:
             return f"refused by {replica_name(msg.leader)}"
-        return f"response from {replica_name(msg.leader)}: {len(msg.records)} records, HW {msg.hw}"
+        return f"response from {replica_name(msg.leader)}: {records_text(len(msg.records))}, HW {msg.hw}"
     return "-"
 
 
@@ -34,7 +39,7 @@ def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
         if answer.fenced:
             return f"{replica_name(leader)} refuses {replica_name(f)}'s FETCH (not leader, or another epoch)"
         return (f"{replica_name(leader)} records {replica_name(f)}'s LEO {answer.offset}, HW now "
-                f"{after.brokers[leader].hw}; answers {len(answer.records)} records and HW {answer.hw}")
+                f"{after.brokers[leader].hw}; answers {records_text(len(answer.records))} and HW {answer.hw}")
     if kind == "FollowerApplyResponse":
         b = after.brokers[args[0]]
         return f"{name} applies the FETCH response: LEO {b.leo}, HW {b.hw}"
