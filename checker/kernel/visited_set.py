@@ -97,14 +97,14 @@ class VisitedSet:
         self.smallest = max(1024, 4 * room)
         self.shards = np.zeros((SHARDS, 4), np.int64)
         # Staggered sizes: fingerprints spread evenly, so equal tables would all grow in the same level.
-        self.tables = [self._table(s, int(expected / SHARDS / MAX_LOAD * GROWTH ** (s / SHARDS)))
-                       for s in range(SHARDS)]
+        size = max(self.smallest, int(expected / SHARDS / MAX_LOAD))
+        self.tables = [self._table(s, int(size * GROWTH ** (s / SHARDS))) for s in range(SHARDS)]
 
     def __len__(self) -> int:
         return int(self.shards[:, COUNT].sum())
 
     def _table(self, s: int, size: int) -> np.ndarray:
-        table = np.zeros(max(self.smallest, size), np.int64)
+        table = np.zeros(size, np.int64)
         self.shards[s, ADDRESS], self.shards[s, SIZE] = table.ctypes.data, len(table)
         self.shards[s, LIMIT] = min(int(MAX_LOAD * len(table)), len(table) - self.room)
         return table
