@@ -72,14 +72,23 @@ class Interrupted(click.ClickException):
         super().__init__(INTERRUPTED_MESSAGE)
 
 
+def _default_text(value) -> str:
+    """A parameter's default as the CLI takes it (flags as on/off)."""
+    return {True: "on", False: "off"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
 def bound_options(func):
     """Every model parameter as an option (default None: the model's own default applies)."""
     seen = {}
     for kind in MODELS.values():
         for p in kind.params:
-            seen.setdefault(p.name, (p, []))[1].append(kind.name)
-    for name, (p, models) in reversed(seen.items()):
-        text = f"{p.help} [{'/'.join(models)}; default {p.default}]"
+            seen.setdefault(p.name, (p, {}))[1][kind.name] = _default_text(p.default)
+    for name, (p, defaults) in reversed(seen.items()):
+        if len(set(defaults.values())) == 1:
+            where = f"{'/'.join(defaults)}; default {next(iter(defaults.values()))}"
+        else:
+            where = "; ".join(f"{model} default {value}" for model, value in defaults.items())
+        text = f"{p.help} [{where}]"
         if p.kind == "flag":
             func = click.option(f"--{name}/--no-{name}", default=None, help=text)(func)
         else:

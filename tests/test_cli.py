@@ -184,3 +184,9 @@ def test_bounds_print_flags_as_the_cli_takes_them():
     result = run_cli("check", "--engine", "local", "--model", "fetch", "--max-depth", "2", "--no-unclean-leader-election")
     bounds = next(line for line in result.stdout.splitlines() if line.startswith("bounds"))
     assert "unclean-leader-election=off" in bounds and "False" not in bounds
+
+
+def test_help_gives_each_model_its_own_default():
+    """spec runs 3 replicas by default and fetch 2: --help must not claim one default for both."""
+    text = " ".join(run_cli("check", "--help").stdout.split())
+    assert "spec default 3; fetch default 2" in text and "[fetch; default off]" in text

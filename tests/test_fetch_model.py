@@ -1,6 +1,6 @@
-"""The `fetch` model against the known outcomes of ../shared/models/fetch-model.md and the
-published stories of scenarios.md. Each outcome checks the verdict and the length of the
-shortest counterexample, and prints the trace when it fails."""
+"""The `fetch` model against the known outcomes in docs/models/fetch.md ("Known outcomes") and
+the published stories listed there (S0-S6). Each outcome checks the verdict and the length of
+the shortest counterexample, and prints the trace when it fails."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 invariants are selected by name.
 
 For each invariant: states where it holds and states where it fails, with the edge cases
-spec-model.md singles out (a NONE leader, an HW beyond the leader's own log, an ISR member
+docs/models/spec.md singles out (a NONE leader, an HW beyond the leader's own log, an ISR member
 with a shorter log or a different record below the HW).
 """
 
@@ -113,7 +113,7 @@ def test_weak_isr_uses_leader_view_not_quorum():
 
 
 def test_weak_isr_empty_view_with_hw_beyond_log():
-    # WeakIsr quantifies over r2 in rs[r1].isr (spec-model.md and the TLA+ text): with an empty
+    # WeakIsr quantifies over r2 in rs[r1].isr (docs/models/spec.md and the TLA+ text): with an empty
     # ISR view it holds vacuously, even with the HW past the leader's own log.
     s = leader_state([], 1, ())
     assert HOLDS["weak-isr"](s)

@@ -1,5 +1,5 @@
-"""The published stories (../shared/models/scenarios.md, S0-S6) as guided replays shipped in
-scenarios/, and the explorer finding each failure on its own."""
+"""The published stories (S0-S6, described in docs/models/fetch.md) as guided replays shipped
+in scenarios/, and the explorer finding each failure on its own."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """Every action of the `spec` model, variant by variant, on small hand-built states.
 
-Each test states, from shared/models/spec-model.md, when an action is enabled and exactly
-which state it leads to, and where it must not be enabled. The quirks the description asks
-the model to keep (the ones that make the reachable state set match TLC's) are tested by
-name: a "cleaner" action would fail these tests.
+Each test states, from the actions as docs/models/spec.md describes them (numbered 1-9 there,
+with kip320's 5'-9'), when an action is enabled and exactly which state it leads to, and where
+it must not be enabled. The quirks docs/models/spec.md lists as kept on purpose (the ones that
+make the reachable state set match TLC's) are tested by name: a "cleaner" action would fail
+these tests.
 
 Bounds used throughout: 3 replicas (r0, r1, r2 here, 0-based like the code), log size 2,
 3 producer writes, epochs 0..3.

@@ -1,5 +1,6 @@
 """The `spec` model against facts we did not write: TLC's figures on the public specification
-(../shared/models/reference-figures.md) and the published two-phase commit counts."""
+(listed in docs/models/spec.md) and the published two-phase commit counts (listed in
+docs/models/two-phase.md)."""
 
 from __future__ import annotations
 
