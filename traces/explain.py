@@ -1,46 +1,208 @@
-"""A plain-language account of a counterexample: which step broke the invariant, which earlier
-steps set it up, and the record and offset affected."""
+"""A plain-language account of a counterexample for a protocol engineer: which step broke the
+invariant, which step lost or diverged the record and why its truncation point or election
+came out that way, the earlier steps that made it wrong, and what the later protocol
+versions change. The analysis is `traces.diagnosis`; this module only words it."""
 
 from __future__ import annotations
 
 from invariants.registry import invariants_for
+from model.spec.words import isr_text, record_name
+from model.spec.words import replica_name as name
 
+from .diagnosis import Cause, Diagnosis, diagnose
 from .lanes import losses
+from .partition import holds_at
 from .trace import Trace
+from .wording import Page, culprit_line, kept_line, log_words, lost_line, truncation_reason
+
+TITLES = {
+    Cause.TRUNCATION_TO_LAGGING_HW: "truncation to the follower's own HW, which lagged the leader's",
+    Cause.STALE_LEADER_AND_ISR: "a stale LeaderAndIsr request, acted on with no epoch fencing",
+    Cause.HW_TRUNCATION_ABOVE_DIVERGENCE: "HW truncation kept a record the leader does not have",
+    Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: "KIP-101's epoch lookup answered above the point where the logs part",
+    Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: "an unflushed log tail lost in a crash",
+    Cause.UNCLEAN_ELECTION: "an unclean leader election",
+    Cause.ACKED_BEFORE_REPLICATED: "a write acknowledged with acks=1 before any follower had it",
+    Cause.NEW_LEADER_HW_BEHIND: "a new leader whose HW is behind the one consumers have seen",
+    Cause.LEADERLESS: "the partition has no leader",
+}
+"""Each cause kind in a few words, for the line that names it."""
 
 
 def explain(trace: Trace, model) -> list[str]:
-    """Sentences explaining the trace, most important first."""
-    states = trace.states()
-    views = [model.lanes(s) for s in states]
-    describe = [model.describe_step(step.action, states[i], step.state) for i, step in enumerate(trace.steps)]
+    """Sentences explaining the trace, most important first: the failing step and what the
+    failure means, the cause, the step that did the damage and why, its culprits, the fix."""
     invariant = invariants_for(trace.model)[trace.invariant]
-    meaning = " ".join(invariant.meaning.split("\n\n")[-1].split())
     if not trace.steps:
-        return [f"The initial state already violates {trace.invariant}: {invariant.summary}.", meaning]
-    k = len(trace.steps)
-    lines = [f"Step {k} ({describe[-1]}) makes {trace.invariant} fail. {meaning}"]
-    for loss in losses(views):
-        lines.append(f"At step {loss.step}, {loss.lane} lost record {loss.record} at offset {loss.offset}, which "
-                     f"{loss.leader} had already committed (its HW was {loss.hw}): {describe[loss.step - 1]}.")
-        before = views[loss.step - 1][loss.lane]
-        if before.hw is not None and before.hw <= loss.offset:
-            lines.append(f"{loss.lane}'s own HW was {before.hw}, lagging {loss.leader}'s HW of {loss.hw}: the "
-                         f"follower had not yet learned that offset {loss.offset} was committed.")
-        commit = _commit_step(views, loss.leader, loss.offset, loss.step)
-        if commit is not None:
-            lines.append(f"The record became committed at step {commit} ({describe[commit - 1]}).")
-    if len(lines) == 1:
-        changed = [i + 1 for i in range(k - 1) if views[i + 1] != views[i]]
-        if changed:
-            lines.append(f"The state it fails in was set up by step {changed[-1]} ({describe[changed[-1] - 1]}).")
+        head = f"The initial state already violates {trace.invariant}: {invariant.summary}."
+    else:
+        page = Page(trace, model)
+        head = f"Step {len(trace)} ({page.words[-1]}) makes {trace.invariant} fail. " + _consequence(invariant.meaning)
+    diagnosis = diagnose(trace)
+    if diagnosis is None:
+        return [head] + ([] if not trace.steps else _undiagnosed(page))
+    cause = f"Cause: {TITLES[diagnosis.kind]} ({diagnosis.kind.value})."
+    if diagnosis.kind is Cause.LEADERLESS:
+        return [head, cause, _leaderless(diagnosis)]
+    return [head, cause] + _RENDER[diagnosis.kind](diagnosis, page)
+
+
+def _consequence(meaning: str) -> str:
+    """The first clause of what a failure means, from the invariant's docstring (the rest may
+    name one cause, which the diagnosis words for this trace)."""
+    text = " ".join(meaning.split("\n\n")[-1].split())
+    cut = min((i for i in (text.find(": "), text.find(". ")) if i >= 0), default=len(text.rstrip(".")))
+    return text[:cut] + "."
+
+
+def _lagging_hw(d: Diagnosis, page: Page) -> list[str]:
+    """A committed record dropped by truncation to the follower's own, lagging HW."""
+    dmg, c = d.damage, d.commit
+    who = name(dmg.replica)
+    lines = [lost_line(d, page),
+             f"{who}'s own HW was {dmg.hw}, lagging {name(c.replica)}'s HW of {c.hw}: the follower had not yet "
+             f"learned that offset {dmg.offset} was committed (a follower learns the HW only from a later fetch), and "
+             f"before Kafka 0.11 a replica becoming follower truncates its log to its own HW, here offset "
+             f"{dmg.truncation.point}."]
+    lines += [culprit_line(x, page) for x in d.culprits]
+    if dmg.stale_since is not None:
+        lines.append(f"The LeaderAndIsr request {who} acted on was already stale: the controller had moved past its "
+                     f"epoch at {page.step(dmg.stale_since)}. That changes nothing here: HW truncation never consults "
+                     f"the leader, so any LeaderAndIsr would have truncated {who} to its HW {dmg.hw}.")
+    lines.append("KIP-101 removes this: the follower asks the leader where the epoch of its last record ends "
+                 "(OffsetsForLeaderEpoch) and truncates there, not at its own HW.")
     return lines
 
 
-def _commit_step(views, leader: str, offset: int, until: int) -> int | None:
-    """The step at which `leader`'s HW last rose past `offset` before step `until`."""
-    for step in range(until - 1, 0, -1):
-        before, after = views[step - 1].get(leader), views[step].get(leader)
-        if after and after.hw is not None and after.hw > offset and (before.hw is None or before.hw <= offset):
-            return step
-    return None
+def _stale(d: Diagnosis, page: Page) -> list[str]:
+    """A record lost or kept by truncating against the leader named in a superseded request."""
+    dmg = d.damage
+    r, ldr, epoch = name(dmg.replica), name(dmg.peer), page.trace.steps[dmg.step - 1].action[3]
+    before = page.views[dmg.step - 1]
+    theirs = before.replicas[dmg.peer]
+    led = theirs.leader == dmg.peer and theirs.epoch == epoch
+    standing = f"leads epoch {epoch}" if led else f"had never become leader of epoch {epoch}"
+    lines = [lost_line(d, page) if dmg.effect == "lost" else kept_line(d, page),
+             f"The LeaderAndIsr request {r} acted on, epoch {epoch} naming {ldr} leader, was stale: the controller had "
+             f"moved past epoch {epoch} at {page.step(dmg.stale_since)}. It was still newer than {r}'s own epoch "
+             f"{before.replicas[dmg.replica].epoch}, so {r} accepted it and truncated against {ldr}, which "
+             f"{standing} and whose log is {log_words(theirs.log)}.",
+             truncation_reason(d)]
+    lines += [culprit_line(x, page) for x in d.culprits]
+    fences = [f"{name(c.peer)} would have refused the FETCH at step {c.step}" for c in d.culprits
+              if c.role == "cross-epoch-fetch"]
+    if not led:
+        fences.append(f"{ldr}, not leader of epoch {epoch}, would have refused {r}'s OffsetsForLeaderEpoch at step "
+                      f"{dmg.step}")
+    refusals = ": " + ", and ".join(fences) if fences else ""
+    lines.append("KIP-320 fencing removes this: every FETCH and OffsetsForLeaderEpoch carries the follower's current "
+                 f"leader epoch, and a leader in another epoch refuses it{refusals}.")
+    return lines
+
+
+def _above_divergence(d: Diagnosis, page: Page) -> list[str]:
+    """A truncation that stopped above the offset where the follower's and leader's logs part."""
+    lines = [kept_line(d, page), truncation_reason(d)]
+    lines += [culprit_line(x, page) for x in d.culprits]
+    if d.kind is Cause.HW_TRUNCATION_ABOVE_DIVERGENCE:
+        lines.append("Leader-epoch truncation (KIP-101) asks the leader where the follower's last epoch ends instead "
+                     "of trusting the HW.")
+    else:
+        lines.append("KIP-279 fixes this: the leader also names the largest epoch it has at or below the one asked, "
+                     "and the two walk back epoch by epoch to the offset where their logs really part.")
+    return lines
+
+
+def _unflushed(d: Diagnosis, page: Page) -> list[str]:
+    """A committed record lost with the page cache of its only holder."""
+    dmg, c, bounds = d.damage, d.commit, page.trace.bounds
+    kept = page.views[dmg.step - 1].replicas[dmg.replica].flushed
+    flushed = "none of its records were" if kept == 0 else f"only its first {kept} records were"
+    lines = [lost_line(d, page),
+             f"With flush=async, {flushed} on disk: the crash dropped the rest of {name(dmg.replica)}'s log, which "
+             f"lived in the page cache."]
+    if c is not None:
+        view = page.views[c.step]
+        others = [r for r in range(len(view.replicas))
+                  if r != dmg.replica and holds_at(view, r, dmg.offset, dmg.record)]
+        copies = "no other replica held it" if not others else "it was also on " + ", ".join(map(name, others))
+        acked = " and the write acknowledged" if (dmg.offset, dmg.record) in view.acked else ""
+        lines.append(f"The record became committed{acked} at {page.step(c.step)} while {copies}: the ISR was "
+                     f"{isr_text(view.replicas[c.replica].isr)}.")
+    fixes = []
+    if bounds.get("flush") == "async":
+        fixes.append("with flush=sync the record would have survived the crash")
+    if bounds.get("min_insync_replicas") == 1:
+        fixes.append("with min.insync.replicas=2 a write to an ISR of one is not acknowledged")
+    if fixes:
+        lines.append("Leader epochs cannot help when the only copy is lost; " + ", and ".join(fixes) + ".")
+    return lines
+
+
+def _elected(d: Diagnosis, page: Page) -> list[str]:
+    """A leader elected without a record: out of the ISR, or the record was only acknowledged."""
+    dmg = d.damage
+    before = page.views[dmg.step - 1]
+    lines = [f"At step {dmg.step}, the controller made {name(dmg.replica)} leader although its log lacks "
+             f"{record_name(dmg.record)} at offset {dmg.offset}: {page.words[dmg.step]}."]
+    if d.kind is Cause.UNCLEAN_ELECTION:
+        lines.append(f"{name(dmg.replica)} was not in the ISR {isr_text(before.isr)}: with "
+                     f"unclean.leader.election.enable the controller may elect an out-of-sync replica when no ISR "
+                     f"member is available, and every record it lacks is lost.")
+    else:
+        lines.append(f"{name(dmg.replica)} was a clean choice (in the ISR {isr_text(before.isr)}), but the record had "
+                     f"never been committed: with acks=1 the leader acknowledges a write as soon as it appends it, "
+                     f"before any follower has copied it.")
+    return lines + [culprit_line(x, page) for x in d.culprits]
+
+
+def _hw_behind(d: Diagnosis, page: Page) -> list[str]:
+    """A new leader whose HW is below the one consumers have already seen."""
+    dmg = d.damage
+    x = name(dmg.replica)
+    lines = [f"At step {dmg.step}, {x} became leader with HW {dmg.hw}, below the HW {dmg.peer_hw} consumers had "
+             f"already seen: {page.words[dmg.step]}."]
+    if dmg.restarted is not None:
+        lines.append(f"{x} restarted at {page.step(dmg.restarted)} with the HW of its checkpoint: it had not "
+                     f"checkpointed HW {dmg.peer_hw} before crashing, and a new leader keeps the HW it has.")
+    else:
+        lines.append(f"A new leader keeps the HW it had as a follower, and {x} had not learned {name(dmg.peer)}'s HW "
+                     f"{dmg.peer_hw}: a follower learns the HW only from a later FETCH response.")
+    lines += [culprit_line(c, page) for c in d.culprits]
+    lines.append("Leader epochs do not change this (KAFKA-2334); KIP-207 makes a new leader refuse offset lookups "
+                 "until its HW has caught up.")
+    return lines
+
+
+def _leaderless(d: Diagnosis) -> str:
+    """Since when the controller has had no leader, and what that means for LeaderInIsr."""
+    since = d.damage.step
+    when = "in the initial state" if since == 0 else f"since step {since}"
+    return (f"The controller has no leader {when}. The specification's LeaderInIsr fails whenever the partition "
+            f"is leaderless; leader-in-isr-or-none is the form that checks elections.")
+
+
+def _undiagnosed(page: Page) -> list[str]:
+    """No known cause: the committed records the trace destroys, or the step that set up the state."""
+    lines = []
+    for loss in losses([page.model.lanes(s) for s in page.trace.states()]):
+        lines.append(f"At step {loss.step}, {loss.lane} lost record {loss.record} at offset {loss.offset}, which "
+                     f"{loss.leader} had already committed (its HW was {loss.hw}): {page.words[loss.step]}.")
+    if not lines:
+        states = page.trace.states()
+        changed = [k for k in range(1, len(states)) if states[k] != states[k - 1]]
+        if changed:
+            lines.append(f"The state it fails in was set up by {page.step(changed[-1])}.")
+    return lines
+
+
+_RENDER = {
+    Cause.TRUNCATION_TO_LAGGING_HW: _lagging_hw,
+    Cause.STALE_LEADER_AND_ISR: _stale,
+    Cause.HW_TRUNCATION_ABOVE_DIVERGENCE: _above_divergence,
+    Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: _above_divergence,
+    Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: _unflushed,
+    Cause.UNCLEAN_ELECTION: _elected,
+    Cause.ACKED_BEFORE_REPLICATED: _elected,
+    Cause.NEW_LEADER_HW_BEHIND: _hw_behind,
+}
