@@ -1,8 +1,9 @@
 """A trace as a networkx graph: one node per state, one edge per step.
 
-Nodes carry a label that summarises every replica (`r1: [0:a@e0] LEO 1 HW 0 e0 leader`), the
-step number and whether the state violates the invariant; edges carry the action in protocol
-words. Exports use networkx's own writers (DOT through pydot, GraphML, node-link JSON).
+Nodes carry a label that summarises every replica (`r1: [0:a@e0] LEO 1 HW 0 e0 leader`, without
+placeholders such as `- no leader`), the step number and whether the state violates the
+invariant; edges carry the action in protocol words. Exports use networkx's own writers (DOT
+through pydot, GraphML, node-link JSON).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 
 import networkx as nx
 
+from .changes import tidy_line
 from .trace import Trace
 
 
@@ -20,16 +22,20 @@ def trace_graph(trace: Trace, model) -> nx.DiGraph:
                        bounds=json.dumps(trace.bounds))
     states = trace.states()
     for i, state in enumerate(states):
-        label = "\n".join(f"{name}: {' '.join(lines)}" for name, lines in model.state_columns(state).items())
+        label = "\n".join(f"{name}: {' '.join(filter(None, map(tidy_line, lines)))}".rstrip()
+                          for name, lines in model.state_columns(state).items())
         graph.add_node(i, label=label, step=i, violating=i == len(states) - 1)
     for i, step in enumerate(trace.steps):
         graph.add_edge(i, i + 1, label=model.describe_step(step.action, states[i], step.state), action=step.action[0])
     return graph
 
 
-def to_dot(graph: nx.DiGraph) -> str:
-    """DOT text (networkx's pydot bridge); the violating state is drawn red, labels left-aligned."""
+def to_dot(graph: nx.DiGraph, label: str | None = None) -> str:
+    """DOT text (networkx's pydot bridge); the violating state is drawn red, labels left-aligned;
+    `label` (a title and legend, for pictures) goes on top of the drawing."""
     dot = graph.copy()
+    if label:
+        dot.graph.update(label=label.replace("\n", "\\n"), labelloc="t", labeljust="l")
     for _, data in dot.nodes(data=True):
         data["shape"] = "box"
         data["fontname"] = "monospace"

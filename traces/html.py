@@ -1,89 +1,106 @@
-"""A trace as one self-contained HTML page: the lanes picture, the step table, and a slider
-(or the arrow keys) to walk the trace, showing every replica's state at the selected step.
-No server, no network: the SVG, the data and the script are all inline."""
+"""A trace as one self-contained HTML page that tells the story: the title and the explanation's
+first line (`traces.explain`), the lanes picture opened on the failing step with what the
+selected step did and changed, then the rest of the explanation beside a legend of the picture's
+marks, the selected step's changes and state in full, and the step table. Click a
+column or a row, or use the arrow keys or the slider, to select a step. No server, no network:
+the SVGs, the data and the script are all inline (`traces.page` holds the style and script)."""
 
 from __future__ import annotations
 
 import html
 import json
+from dataclasses import astuple
 
+from .changes import tidy_line, trace_changes
 from .explain import explain
+from .lanes import losses
+from .legend import legend_keys
+from .page import SCRIPT, STYLE
+from .picture import lanes_figure, legend_figure, trace_title
+from .render import figure_bytes
 from .trace import Trace
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1.5em; color: #222; }}
-#controls {{ position: sticky; top: 0; background: white; padding: .5em 0; border-bottom: 1px solid #ccc; }}
-#step {{ width: 40em; }}
-#picture {{ overflow-x: auto; margin: 1em 0; }}
-#picture svg {{ height: auto; }}
-table {{ border-collapse: collapse; font-size: 13px; }}
-td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; white-space: pre; }}
-tr.current {{ background: #fff3b0; }}
-tr.last td.action {{ color: #a00; font-weight: bold; }}
-#state td {{ font-family: monospace; }}
-</style></head>
+<style>{style}</style></head>
 <body>
-<h1>{title}</h1>
-<p>{explanation}</p>
-<div id="controls">
-  <label>step <input id="step" type="range" min="0" max="{last}" value="0"></label>
+<header><h1>{title}</h1><p id="lead">{lead}</p></header>
+<nav id="controls">
+  <button id="prev" type="button" title="previous step (←)">◀</button>
+  <input id="step" type="range" min="0" max="{last}" value="{last}" aria-label="step">
+  <button id="next" type="button" title="next step (→)">▶</button>
   <span id="label"></span>
-  <div id="action"></div>
+  <div id="what"><div id="action"></div><div id="summary"></div></div>
+</nav>
+<div id="picture"><div id="canvas"><div id="gutter"></div>{svg}</div></div>
+<section class="pair">
+  {why}
+  <aside id="legend"><h2>What the marks mean</h2>{legend}</aside>
+</section>
+<section id="selected">
+  <h2>What step <span id="number"></span> changed</h2>
+  <table id="changes"><thead><tr><th>part</th><th>field</th><th>before</th><th>after</th></tr></thead>
+  <tbody id="changes-body"></tbody></table>
+  <h2>State after it</h2>
   <table id="state"><tr id="state-head"></tr><tr id="state-body"></tr></table>
-</div>
-<div id="picture">{svg}</div>
-<table id="steps"><tr><th>#</th><th>action</th>{heads}</tr>{rows}</table>
-<script>
-const DATA = {data};
-const slider = document.getElementById("step");
-function show(i) {{
-  i = Math.max(0, Math.min(DATA.steps.length - 1, i));
-  slider.value = i;
-  const step = DATA.steps[i];
-  document.getElementById("label").textContent = i + " / " + (DATA.steps.length - 1);
-  document.getElementById("action").textContent = step.action;
-  const head = document.getElementById("state-head"), body = document.getElementById("state-body");
-  head.innerHTML = ""; body.innerHTML = "";
-  for (const [name, lines] of Object.entries(step.columns)) {{
-    const th = document.createElement("th"); th.textContent = name; head.appendChild(th);
-    const td = document.createElement("td"); td.textContent = lines.join("\\n"); body.appendChild(td);
-  }}
-  document.querySelectorAll("#steps tr.step").forEach((row, j) => row.classList.toggle("current", j === i));
-  DATA.steps.forEach((_, j) => {{
-    const frame = document.querySelector("#step-" + j + " path");
-    if (frame) {{ frame.style.stroke = j === i ? "#e0a800" : "none"; frame.style.strokeWidth = "3"; }}
-  }});
-}}
-slider.addEventListener("input", () => show(Number(slider.value)));
-document.addEventListener("keydown", e => {{
-  if (e.key === "ArrowRight") show(Number(slider.value) + 1);
-  if (e.key === "ArrowLeft") show(Number(slider.value) - 1);
-}});
-show(0);
-</script>
+</section>
+<h2>All steps</h2>
+<table id="steps"><thead><tr><th>#</th><th>action</th>{heads}</tr></thead><tbody>{rows}</tbody></table>
+<script>const DATA = {data};
+{script}</script>
 </body></html>
 """
 
+WHY = '<div id="why"><h2>How it happens</h2><ol id="story">{story}</ol></div>'
 
-def trace_html(trace: Trace, model, svg: str) -> str:
-    """The page for `trace`, with `svg` (the lanes picture) inline."""
+
+def _svg(fig) -> str:
+    """A figure as inline SVG markup (no XML prolog)."""
+    text = figure_bytes(fig, "svg").decode("utf-8")
+    return text[text.index("<svg"):]
+
+
+def _cell(lines: list[str], previous: list[str] | None) -> str:
+    """A step-table cell: the tidied, non-empty lines, those that changed since the step before
+    marked."""
+    out = []
+    for i, line in enumerate(lines):
+        text = html.escape(tidy_line(line))
+        changed = previous is not None and (i >= len(previous) or tidy_line(previous[i]) != tidy_line(line))
+        if text:
+            out.append(f'<span class="changed">{text}</span>' if changed else text)
+    return "\n".join(out)
+
+
+def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str]) -> str:
+    """The step table's rows: number, action, then each column with what changed marked."""
+    rows = []
+    for i, (action, cols) in enumerate(zip(actions, columns)):
+        cls = "step last" if i == len(actions) - 1 else "step"
+        cells = "".join(f"<td>{_cell(cols.get(n, []), columns[i - 1].get(n, []) if i else None)}</td>" for n in names)
+        rows.append(f'<tr class="{cls}" data-step="{i}"><td>{i}</td><td class="action">{html.escape(action)}</td>'
+                    f"{cells}</tr>")
+    return "".join(rows)
+
+
+def trace_html(trace: Trace, model) -> str:
+    """The page for `trace`, opened on its last (failing) step."""
     states = trace.states()
+    views = [model.lanes(s) for s in states]
     actions = ["initial state"] + [model.describe_step(step.action, states[i], step.state)
                                    for i, step in enumerate(trace.steps)]
     columns = [model.state_columns(s) for s in states]
-    names = list(columns[0])
-    rows = []
-    for i, (action, cols) in enumerate(zip(actions, columns)):
-        cls = "step last" if i == len(states) - 1 else "step"
-        cells = "".join(f"<td>{html.escape(chr(10).join(cols[n]))}</td>" for n in names)
-        rows.append(f'<tr class="{cls}"><td>{i}</td><td class="action">{html.escape(action)}</td>{cells}</tr>')
-    data = {"steps": [{"action": a, "columns": c} for a, c in zip(actions, columns)]}
-    title = f"{trace.model} {trace.variant or ''}: {trace.invariant} violated after {len(trace)} steps"
-    svg_body = svg[svg.index("<svg"):]
-    return PAGE.format(title=html.escape(title), explanation="<br>".join(html.escape(x) for x in explain(trace, model)),
-                       last=len(states) - 1, svg=svg_body,
-                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows="".join(rows),
+    names = list(dict.fromkeys(name for cols in columns for name in cols))
+    data = {"steps": [{"action": a, "columns": {n: [tidy_line(x) for x in c[n]] for n in c},
+                       "changes": [list(astuple(x)) for x in changed]}
+                      for a, c, changed in zip(actions, columns, trace_changes(views, columns))]}
+    lead, *story = explain(trace, model) or [""]
+    return PAGE.format(title=html.escape(trace_title(trace)), style=STYLE, script=SCRIPT, last=len(states) - 1,
+                       lead=html.escape(lead),
+                       why=WHY.format(story="".join(f"<li>{html.escape(line)}</li>" for line in story)) if story else "",
+                       svg=_svg(lanes_figure(trace, model, framed=False)),
+                       legend=_svg(legend_figure(legend_keys(views, losses(views), selectable=True))),
+                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows=_rows(actions, columns, names),
                        data=json.dumps(data).replace("</", "<\\/"))

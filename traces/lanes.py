@@ -2,15 +2,37 @@
 and which committed records a step destroyed.
 
 A model offers `lanes(state)`: one `Lane` per replica (or per participant). The functions here
-are generic over that view; the pictures (`traces.lanes_svg`) and the explanation
-(`traces.explain`) are built on them.
+are generic over that view; the pictures (`traces.picture`), the step changes
+(`traces.changes`) and the explanation (`traces.explain`) are built on them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from checker.model import Lane
+
+
+EPOCH = re.compile(r"e\d+|-")
+
+
+@dataclass(frozen=True)
+class Role:
+    """A lane's caption split in two: its leader epoch (`e2`, or None when it has none) and its
+    role (`leader`, `follows r1`, `crashed`; empty when it only says `no leader`). A caption
+    that does not start with an epoch (a two-phase RM's `prepared`) is all role."""
+
+    epoch: str | None
+    text: str
+
+
+def role(lane: Lane) -> Role:
+    """The lane's epoch and role, without the placeholders (`-`, `no leader`) that say nothing:
+    pictures show leadership as one badge instead of repeating `- no leader` in every lane."""
+    head, _, rest = lane.caption.partition(" ")
+    epoch, text = (None if head == "-" else head, rest) if EPOCH.fullmatch(head) else (None, lane.caption)
+    return Role(epoch, "" if text == "no leader" else text)
 
 
 @dataclass(frozen=True)

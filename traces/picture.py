@@ -1,144 +1,224 @@
-"""Pictures of a trace, drawn with matplotlib (pip-installable; no system Graphviz needed).
+"""The lanes picture of a trace, drawn with matplotlib (pip-installable; no system Graphviz).
 
-`lanes_figure`: one lane per replica and one column per step. Each cell shows the replica's
-log (record and epoch per offset; a dashed cell is only in the page cache, not flushed), its HW
-as a red bar after the last committed offset, its LEO as a triangle, and its epoch and role; a
-crashed broker is greyed out; an in-flight FETCH is an arrow from follower to leader and a
-response an arrow back, labelled with the offset or the HW they carry. A step that truncates or
-overwrites a committed record has a red column and the lost record is drawn struck through where
-it was. This is the picture the HW-truncation articles draw by hand.
+One lane per replica and one column per step. A column's header numbers the step (white on red
+where the invariant fails) and says what happened, and in red which committed record it destroyed.
+Each cell shows the replica's log (one box per offset, green below its HW, dashed when only in the
+page cache), its HW as a green bar, its LEO as a blue triangle, a gold badge when it acts as leader
+(and otherwise its epoch and whom it follows), grey when its broker is down, and in-flight FETCH
+requests and responses as arrows between lanes. A step that truncates or overwrites a committed
+record has a pink column, with the lost record drawn in red where it was.
 
-`graph_figure`: the trace graph (`traces.graph`), through Graphviz's `dot` when it is on PATH,
-else laid out by networkx and drawn by matplotlib.
+`lanes_figure` framed (for SVG and PNG files) adds a title, the explanation (`traces.explain`)
+and a legend; the HTML page draws the picture unframed and shows those as text, with
+`legend_figure` for the legend.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import textwrap
+from dataclasses import dataclass
 
-import matplotlib
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.patches import Rectangle  # noqa: E402
+from .explain import explain
+from .lanes import Loss, losses, role
+from .legend import COLOURS, legend_keys
+from .marks import (CELL, FONT, LINE, arrow, canvas, chars_in, draw_legend, hw_bar, leader_badge, legend_height,
+                    leo_mark, record_box, step_badge, text_width)
+from .trace import Trace
 
-from .lanes import losses  # noqa: E402
-from .trace import Trace  # noqa: E402
+GUTTER = 0.9
+LANE = 1.2
+HEADER_LINES = 6
+PAGE_HEADER_LINES = 3
+STORY_LINES = 14
+LEGEND_WRAP = 46
+STORY_LINE = 1.3 * (FONT + 1) / 72
 
-CELL = 0.42
-LANE = 1.25
-HEADER = 1.1
+
+def trace_title(trace: Trace) -> str:
+    """`spec kip101: strong-isr violated after 10 steps`."""
+    name = f"{trace.model} {trace.variant}" if trace.variant else trace.model
+    return f"{name}: {trace.invariant} violated after {len(trace)} steps"
 
 
-def lanes_figure(trace: Trace, model):
-    """The lanes picture as a matplotlib Figure (lane backgrounds carry gid `lane-<name>`, and
-    an invisible frame per column gid `step-<i>`, which the HTML page outlines for the step it
-    shows)."""
+def _cut(lines: list[str], most: int, wrap: int) -> list[str]:
+    """At most `most` lines, the last one ending in an ellipsis when some were cut."""
+    if len(lines) <= most:
+        return lines
+    return lines[:most - 1] + [textwrap.shorten(" ".join(lines[most - 1:]), wrap, placeholder=" …")]
+
+
+def _header(action: str, lost: list[Loss], fails: str | None, wrap: int, most: int) -> tuple[list[str], list[str]]:
+    """A column header's lines: the action, wrapped and cut to `most` lines, and in red (bold,
+    so wrapped shorter) what the step destroyed and, on the last step, that `fails` there."""
+    alerts = [f"{loss.lane} loses committed {loss.record}" for loss in lost] + ([f"{fails} fails here"] if fails else [])
+    return _cut(textwrap.wrap(action, wrap), most, wrap), [x for a in alerts for x in textwrap.wrap(a, wrap * 9 // 10)]
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Where the lanes picture puts things, in inches: lanes `names`, `column` wide columns with
+    room for `width` log offsets, headers from `top`, lanes from `lanes_top` to `bottom`."""
+
+    names: list[str]
+    column: float
+    width: int
+    top: float
+    lanes_top: float
+    bottom: float
+
+    def x(self, col: int) -> float:
+        """The left edge of column `col`."""
+        return GUTTER + col * self.column
+
+    def y(self, row: int) -> float:
+        """The top of lane `row`."""
+        return self.lanes_top + row * LANE
+
+
+def lanes_figure(trace: Trace, model, framed: bool = True):
+    """The lanes picture as a matplotlib Figure. Lane backgrounds carry gid `lane-<name>` and
+    an invisible frame per column gid `step-<i>` (the HTML page outlines the selected one).
+    `framed` adds the title, the explanation and the legend."""
     states = trace.states()
     views = [model.lanes(s) for s in states]
-    names = list(views[0])
     lost = losses(views)
-    lost_at = {(loss.step, loss.lane, loss.offset): loss for loss in lost}
+    actions = ["initial state"] + [model.describe_step(step.action, states[i], step.state)
+                                   for i, step in enumerate(trace.steps)]
     width = max(1, max(len(lane.cells) for view in views for lane in view.values()),
                 max((loss.offset + 1 for loss in lost), default=0))
-    column = max(1.6, 0.8 + width * CELL)
-    fig_w, fig_h = 1.4 + column * len(states), HEADER + LANE * len(names) + 0.3
-    fig, ax = plt.subplots(figsize=(fig_w, fig_h))
-    ax.set_xlim(0, fig_w)
-    ax.set_ylim(fig_h, 0)
-    ax.axis("off")
-    for row, name in enumerate(names):
-        top = HEADER + row * LANE
-        band = Rectangle((0, top), fig_w, LANE, facecolor="#f4f6fa" if row % 2 == 0 else "white", edgecolor="none")
+    column = max(2.1, 1.2 + width * CELL)
+    headers = [_header(a, [x for x in lost if x.step == i], trace.invariant if i == len(actions) - 1 else None,
+                       chars_in(column - 0.25), HEADER_LINES if framed else PAGE_HEADER_LINES)
+               for i, a in enumerate(actions)]
+    fig_w = GUTTER + column * len(states) + 0.1
+    if framed:  # room for the title and a legend entry
+        fig_w = max(fig_w, text_width(len(trace_title(trace)), 16) + 0.4, 6.5)
+    story = _story(trace, model, fig_w) if framed else []
+    top = 0.85 + STORY_LINE * len(story) if framed else 0.05
+    lanes_top = top + 0.6 + LINE * max(len(a) + len(r) for a, r in headers)
+    grid = _Grid(list(views[0]), column, width, top, lanes_top, lanes_top + LANE * len(views[0]))
+    legend = legend_keys(views, lost)
+    legend_w = min(fig_w - 0.3, 22)
+    fig, ax = canvas(fig_w, grid.bottom + (0.3 + legend_height(legend, legend_w, LEGEND_WRAP) if framed else 0.1))
+    if framed:
+        _draw_title(ax, trace_title(trace), story)
+        draw_legend(ax, legend, 0.15, grid.bottom + 0.3, legend_w, LEGEND_WRAP)
+    for row, name in enumerate(grid.names):
+        band = Rectangle((0, grid.y(row)), fig_w, LANE, facecolor=COLOURS["band"] if row % 2 == 0 else "white",
+                         edgecolor="none")
         band.set_gid(f"lane-{name}")
         ax.add_patch(band)
-        ax.text(0.2, top + LANE / 2, name, va="center", fontsize=11, fontweight="bold")
-    for col, (state, view) in enumerate(zip(states, views)):
-        x0 = 1.4 + col * column
-        if any(loss.step == col for loss in lost):
-            ax.add_patch(Rectangle((x0 - 0.05, 0), column - 0.1, fig_h, facecolor="#ffd9d9", edgecolor="none"))
-        marker = Rectangle((x0 - 0.05, 0), column - 0.1, fig_h, facecolor="none", edgecolor="none", linewidth=2)
-        marker.set_gid(f"step-{col}")
-        ax.add_patch(marker)
-        title = "initial" if col == 0 else model.describe_step(trace.steps[col - 1].action, states[col - 1], state)
-        ax.text(x0, 0.15, f"{col}", fontsize=9, fontweight="bold", va="top")
-        ax.text(x0 + 0.25, 0.15, "\n".join(textwrap.wrap(title, int(column * 15))[:5]), fontsize=5.5, va="top")
-        for row, name in enumerate(names):
-            _draw_lane_cell(ax, view[name], x0, HEADER + row * LANE, width,
-                            {off: loss for (step, lane, off), loss in lost_at.items() if step == col and lane == name})
-        _draw_messages(ax, view, names, x0 + column - 0.45)
-    fig.tight_layout(pad=0.2)
+        ax.text(0.15, grid.y(row) + LANE / 2, name, va="center", fontsize=13, fontweight="bold", color=COLOURS["ink"])
+    for col, view in enumerate(views):
+        _draw_column(ax, grid, col, view, headers[col], [x for x in lost if x.step == col], col == len(views) - 1)
     return fig
 
 
-def _draw_messages(ax, view, names, x):
-    """In-flight messages of one column as arrows between lanes, labelled."""
-    rows = {name: HEADER + row * LANE + LANE / 2 for row, name in enumerate(names)}
+def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss], failing: bool) -> None:
+    """One step: pink when it destroyed committed records, its (invisible) frame, header, one
+    cell per lane and the messages in flight."""
+    x0 = grid.x(col)
+    span = (x0 + 0.04, grid.top), grid.column - 0.08, grid.bottom - grid.top
+    if lost:
+        ax.add_patch(Rectangle(*span, facecolor=COLOURS["loss_column"], edgecolor="none"))
+    frame = Rectangle(*span, facecolor="none", edgecolor="none", linewidth=2.5)
+    frame.set_gid(f"step-{col}")
+    ax.add_patch(frame)
+    _draw_header(ax, x0 + 0.12, grid.top, col, header, failing)
+    for row, name in enumerate(grid.names):
+        here = {loss.offset: loss.record for loss in lost if loss.lane == name}
+        _draw_cell(ax, view[name], x0 + 0.2, grid.y(row), grid.width, grid.column, here)
+    _draw_messages(ax, view, {name: grid.y(row) + LANE / 2 for row, name in enumerate(grid.names)},
+                   x0 + grid.column - 0.35)
+
+
+def _story(trace: Trace, model, fig_w: float) -> list[tuple[str, str]]:
+    """The explanation wrapped to the figure (at most 15 inches wide) and cut to STORY_LINES, as
+    (line, kind): `lead` for the first sentence, then `bullet` or `more` (a bullet's next lines)."""
+    wrap = chars_in(min(fig_w - 0.5, 15), FONT + 1)
+    lead, *rest = explain(trace, model) or [""]
+    lines = [(line, "lead") for line in textwrap.wrap(lead, wrap)]
+    for sentence in rest:
+        lines += [(line, "more" if i else "bullet") for i, line in enumerate(textwrap.wrap(sentence, wrap))]
+    if len(lines) > STORY_LINES:
+        lines = lines[:STORY_LINES - 1] + [("…", "more")]
+    return lines
+
+
+def _draw_title(ax, title: str, story: list[tuple[str, str]]) -> None:
+    """The title, then the story: the leading sentence in bold, the others bulleted."""
+    ax.text(0.15, 0.15, title, va="top", fontsize=16, fontweight="bold", color=COLOURS["ink"])
+    for i, (line, kind) in enumerate(story):
+        y = 0.6 + i * STORY_LINE
+        if kind == "bullet":
+            ax.text(0.15, y, "•", va="top", fontsize=FONT + 1, color=COLOURS["ink"])
+        ax.text(0.15 if kind == "lead" else 0.32, y, line, va="top", fontsize=FONT + 1, color=COLOURS["ink"],
+                fontweight="bold" if kind == "lead" else "normal")
+
+
+def _draw_header(ax, x: float, y: float, step: int, header: tuple[list[str], list[str]], failing: bool) -> None:
+    """Step number (white on red where the invariant fails), the action, then in red the alerts."""
+    action, alerts = header
+    step_badge(ax, x, y, step, failing)
+    ax.text(x, y + 0.42, "\n".join(action), va="top", fontsize=FONT, color=COLOURS["ink"], linespacing=1.3)
+    if alerts:
+        ax.text(x, y + 0.48 + LINE * len(action), "\n".join(alerts), va="top", fontsize=FONT, fontweight="bold",
+                color=COLOURS["lost"], linespacing=1.3)
+
+
+def _draw_cell(ax, lane, x0: float, top: float, width: int, column: float, lost_here: dict[int, str]) -> None:
+    """One replica at one step: log boxes, lost records, HW bar, LEO triangle, leader badge or
+    epoch and role, grey when down."""
+    y = top + 0.34
+    if not lane.alive:
+        ax.add_patch(Rectangle((x0 - 0.14, top + 0.06), column - 0.5, LANE - 0.12, facecolor=COLOURS["crashed"],
+                               edgecolor="none"))
+    if lane.leo is not None:
+        for offset in range(width):
+            x = x0 + offset * CELL
+            if offset < len(lane.cells):
+                committed = lane.hw is not None and offset < lane.hw
+                on_disk = lane.flushed is None or offset < lane.flushed
+                style = "committed" if committed else "plain" if on_disk else "unflushed"
+                record_box(ax, x, y, lane.cells[offset], style)
+            elif offset in lost_here:
+                record_box(ax, x, y, lost_here[offset], "lost")
+            else:
+                record_box(ax, x, y, "", "empty")
+    if lane.hw is not None:
+        hw_bar(ax, x0 + lane.hw * CELL, y, lane.hw)
+    if lane.leo is not None:
+        leo_mark(ax, x0 + lane.leo * CELL, y, lane.leo)
+    _draw_role(ax, lane, x0, top + LANE - 0.17 if lane.leo is not None else top + LANE / 2)
+
+
+def _draw_role(ax, lane, x: float, y: float) -> None:
+    """The leader badge, or the epoch and role in words (bold `crashed` for a down broker)."""
+    lane_role = role(lane)
+    if lane.leader:
+        leader_badge(ax, x - 0.05, y, " ".join(filter(None, ["leader", lane_role.epoch])))
+        return
+    words = " ".join(filter(None, [lane_role.epoch, lane_role.text]))
+    if words:
+        ax.text(x, y, words, va="center", fontsize=FONT + 0.5, color=COLOURS["ink"],
+                fontweight="normal" if lane.alive else "bold")
+
+
+def _draw_messages(ax, view, rows: dict[str, float], x: float) -> None:
+    """A column's in-flight messages as arrows at x between the lanes' middles `rows`, labelled."""
     for name, lane in view.items():
         if lane.message is None or lane.message[0] not in rows:
             continue
         peer, label, direction = lane.message
         start, end = (rows[name], rows[peer]) if direction == "to" else (rows[peer], rows[name])
-        ax.annotate("", xy=(x, end), xytext=(x, start),
-                    arrowprops={"arrowstyle": "->", "color": "#1f5fbf" if direction == "to" else "#8a1c8a", "lw": 1})
-        ax.text(x + 0.05, (start + end) / 2, label, fontsize=5, rotation=90, va="center",
-                color="#1f5fbf" if direction == "to" else "#8a1c8a")
+        arrow(ax, x, start + (0.15 if end > start else -0.15), end, label, "fetch" if direction == "to" else "response")
 
 
-def _draw_lane_cell(ax, lane, x0, top, width, lost_here):
-    """One replica at one step: log cells, lost records, HW bar, LEO marker, caption."""
-    y = top + 0.15
-    if not lane.alive:
-        ax.add_patch(Rectangle((x0 - 0.05, top + 0.05), width * CELL + 0.3, LANE - 0.1, facecolor="#d0d0d0",
-                               edgecolor="none"))
-    for offset in range(width):
-        x = x0 + offset * CELL
-        if offset < len(lane.cells):
-            committed = lane.hw is not None and offset < lane.hw
-            on_disk = lane.flushed is None or offset < lane.flushed
-            ax.add_patch(Rectangle((x, y), CELL, 0.42, facecolor="#cfe8cf" if committed else "white",
-                                   edgecolor="black", linewidth=0.6, linestyle="-" if on_disk else "--"))
-            ax.text(x + CELL / 2, y + 0.21, lane.cells[offset], ha="center", va="center", fontsize=5.5)
-        elif offset in lost_here:
-            ax.add_patch(Rectangle((x, y), CELL, 0.42, facecolor="white", edgecolor="red", linewidth=1.2, linestyle="--"))
-            ax.text(x + CELL / 2, y + 0.21, lost_here[offset].record, ha="center", va="center", fontsize=5.5,
-                    color="red")
-            ax.plot([x, x + CELL], [y, y + 0.42], color="red", linewidth=1.2)
-        else:
-            ax.add_patch(Rectangle((x, y), CELL, 0.42, facecolor="none", edgecolor="#cccccc", linewidth=0.4,
-                                   linestyle=":"))
-    if lane.hw is not None:
-        ax.plot([x0 + lane.hw * CELL] * 2, [y - 0.08, y + 0.5], color="red", linewidth=1.6)
-        ax.text(x0 + lane.hw * CELL, y - 0.1, f"HW {lane.hw}", color="red", fontsize=5, ha="center")
-    if lane.leo is not None:
-        ax.plot([x0 + lane.leo * CELL], [y + 0.55], marker="^", color="#1f5fbf", markersize=4)
-        ax.text(x0 + lane.leo * CELL + 0.08, y + 0.62, f"LEO {lane.leo}", color="#1f5fbf", fontsize=5)
-    ax.text(x0, top + LANE - 0.12, lane.caption, fontsize=6, fontweight="bold" if lane.leader else "normal",
-            color="#8a1c1c" if lane.leader else "black")
-
-
-def graph_figure_bytes(dot_text: str, fmt: str, graph) -> bytes:
-    """The trace graph as SVG or PNG bytes: Graphviz `dot` when on PATH, else networkx+matplotlib."""
-    dot = shutil.which("dot")
-    if dot:
-        return subprocess.run([dot, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=True).stdout
-    import io
-
-    import networkx as nx
-
-    fig, ax = plt.subplots(figsize=(6, 2.2 * graph.number_of_nodes()))
-    pos = {n: (0, -i) for i, n in enumerate(graph.nodes)}
-    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True)
-    for n, data in graph.nodes(data=True):
-        ax.text(0, -n, data["label"], ha="center", va="center", fontsize=6, family="monospace",
-                bbox={"facecolor": "white", "edgecolor": "red" if data["violating"] else "black"})
-    for u, v, data in graph.edges(data=True):
-        ax.text(0.02, -(u + v) / 2, "\n".join(textwrap.wrap(data["label"], 60)), fontsize=5, va="center")
-    ax.set_xlim(-1, 1)
-    ax.axis("off")
-    out = io.BytesIO()
-    fig.savefig(out, format=fmt)
-    plt.close(fig)
-    return out.getvalue()
+def legend_figure(keys: list[str], width: float = 5.6):
+    """The legend alone (for the HTML page, which titles it), one entry per row, `width` inches
+    wide."""
+    fig, ax = canvas(width, legend_height(keys, width, LEGEND_WRAP + 8, heading=False) + 0.1)
+    draw_legend(ax, keys, 0.05, 0.05, width, LEGEND_WRAP + 8, heading=False)
+    return fig

@@ -1,9 +1,11 @@
 """`replcheck trace render`: a saved trace in any of the supported formats.
 
-svg, png: the lanes picture (matplotlib), or with picture="graph" the trace graph (Graphviz
-          `dot` when on PATH, else matplotlib);
+svg, png: the lanes picture (matplotlib) with a title, the explanation and a legend, or with
+          picture="graph" the trace graph (Graphviz `dot` when on PATH, else matplotlib); SVG
+          text stays text (selectable, searchable);
 dot, graphml, json: the trace graph through networkx's writers;
-html: one self-contained page (lanes picture, step table, step slider).
+html: one self-contained page (`traces.html`): the story, the lanes picture opened on the failing
+          step, a legend, what the selected step changed, and the step table.
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ FORMATS = ("svg", "png", "dot", "graphml", "json", "html")
 PICTURES = ("lanes", "graph")
 
 
-def _lanes(trace: Trace, model, fmt: str) -> bytes:
+def figure_bytes(fig, fmt: str) -> bytes:
+    """A matplotlib figure saved as `fmt` (SVG text kept as <text>: selectable and searchable),
+    then closed."""
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    from .picture import lanes_figure
-
-    fig = lanes_figure(trace, model)
     out = io.BytesIO()
-    fig.savefig(out, format=fmt, dpi=150)
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(out, format=fmt, dpi=150)
     plt.close(fig)
     return out.getvalue()
 
@@ -35,16 +38,19 @@ def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:
     from .graph import to_dot, to_graphml, to_node_link_json, trace_graph  # networkx: only when drawing
 
     if fmt in ("svg", "png") and picture == "graph":
-        from .picture import graph_figure_bytes
+        from .graph_picture import dot_picture, graph_figure
+        from .picture import trace_title
 
-        graph = trace_graph(trace, model)
-        return graph_figure_bytes(to_dot(graph), fmt, graph)
+        graph, title = trace_graph(trace, model), trace_title(trace)
+        return dot_picture(graph, fmt, title) or figure_bytes(graph_figure(graph, title), fmt)
     if fmt in ("svg", "png"):
-        return _lanes(trace, model, fmt)
+        from .picture import lanes_figure
+
+        return figure_bytes(lanes_figure(trace, model), fmt)
     if fmt == "html":
         from .html import trace_html
 
-        return trace_html(trace, model, _lanes(trace, model, "svg").decode("utf-8")).encode("utf-8")
+        return trace_html(trace, model).encode("utf-8")
     graph = trace_graph(trace, model)
     text = {"dot": to_dot, "graphml": to_graphml, "json": to_node_link_json}[fmt](graph)
     return text.encode("utf-8")
