@@ -1,25 +1,33 @@
 """Starting and stopping the SparkContext the Spark engine runs on.
 
-Spark's own logging (and anything its JVM prints) goes to `spark.log` in the log directory
-(`$TMPDIR/replcheck-spark/` unless given), never to the terminal. The settings are
-the ones that measured fastest for many short BFS levels on a small machine: no web UI, Unix
-domain sockets between the JVM and Python workers, a JVM that compiles quickly rather than
-well (the driver does little JVM work), and reused Python workers.
+Each context has a directory of its own, `$TMPDIR/replcheck-spark-XXXXXXXX/`: Spark's log
+(log4j) goes to `spark.log`, whatever the JVM prints to `jvm.log`, py4j's records to
+`python.log`, never to the terminal; the stand-in JAVA_HOME that a runtime without
+jdk.incubator.vector needs (checker.java.spark_java_home) is made there too. The directory is
+removed when the context ends normally or on Ctrl-C, and kept when Spark fails to start (the
+one-line error names the file that holds the cause) or the block ends in another error.
+
+The settings are the ones that measured fastest for many short BFS levels on a small machine:
+no web UI, Unix domain sockets between the JVM and Python workers, a JVM that compiles quickly
+rather than well (the driver does little JVM work), and reused Python workers.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from .java import EngineUnavailable, find_java_home
+from .interrupts import ctrl_c_deferred
+from .java import EngineUnavailable, find_java_home, spark_java_home
 
 LOG4J2 = """\
 rootLogger.level = warn
@@ -30,9 +38,6 @@ appender.file.fileName = {log}
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = %d{{HH:mm:ss.SSS}} %p %c{{1}}: %m%n
 """
-
-
-LOG_DIR = Path(tempfile.gettempdir()) / "replcheck-spark"
 
 
 def _conf(master: str, partitions: int, scratch: Path, log_dir: Path):
@@ -57,38 +62,59 @@ def _conf(master: str, partitions: int, scratch: Path, log_dir: Path):
 
 
 @contextmanager
-def spark_context(master: str = "local[*]", partitions: int | None = None, checkpoint_dir: str | None = None,
-                  log_dir: Path = LOG_DIR):
+def spark_context(master: str = "local[*]", partitions: int | None = None, checkpoint_dir: str | None = None):
     """A SparkContext on `master` for the duration of the block; afterwards Spark is stopped
     and its JVM ended (also on Ctrl-C), so no stray JVM is left. `partitions` defaults to the
     number of cores here. With `checkpoint_dir` (any path Spark's filesystems reach: local,
     HDFS, S3) lineage is truncated by reliable checkpoints there. Raises EngineUnavailable with
-    a one-line reason when Spark cannot start."""
-    try:
-        from pyspark import SparkContext
-        from pyspark.java_gateway import launch_gateway
-    except ImportError:
-        raise EngineUnavailable("PySpark is not installed: pip install pyspark, or use --engine local") from None
-    os.environ["JAVA_HOME"] = str(find_java_home())
+    a one-line reason, naming the log file that holds the cause, when Spark cannot start."""
+    if importlib.util.find_spec("pyspark") is None:
+        raise EngineUnavailable("PySpark is not installed: pip install pyspark, or use --engine local")
+    java_home = find_java_home()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="replcheck-spark-") as scratch, \
-            open(log_dir / "jvm.log", "w") as jvm_log:
-        conf = _conf(master, partitions or os.cpu_count() or 2, Path(scratch), log_dir)
+    log_dir = Path(tempfile.mkdtemp(prefix="replcheck-spark-"))
+    try:
+        with _started(master, partitions or os.cpu_count() or 2, checkpoint_dir,
+                      spark_java_home(java_home, log_dir / "java"), log_dir) as sc:
+            yield sc
+    except KeyboardInterrupt:
+        shutil.rmtree(log_dir, ignore_errors=True)
+        raise
+    else:
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
+@contextmanager
+def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home: Path, log_dir: Path):
+    """The body of `spark_context`, logging to `log_dir` and starting the JVM of `java_home`."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    with tempfile.TemporaryDirectory(prefix="replcheck-scratch-") as scratch, \
+            open(log_dir / "jvm.log", "w") as jvm_log, _py4j_logged_to(log_dir / "python.log"):
+        conf = _conf(master, partitions, Path(scratch), log_dir)
         gateway = sc = None
         try:
-            gateway = launch_gateway(conf, popen_kwargs={"stdout": jvm_log, "stderr": jvm_log})
+            # A Ctrl-C inside launch_gateway would lose the only handle on the JVM it started
+            # (and that JVM would stay), so it is raised once the gateway is here to be ended.
+            with _java_home(java_home), ctrl_c_deferred() if _main_thread() else nullcontext():
+                gateway = launch_gateway(conf, popen_kwargs={"stdout": jvm_log, "stderr": jvm_log})
             sc = SparkContext(conf=conf, gateway=gateway)
             if checkpoint_dir:
                 sc.setCheckpointDir(str(checkpoint_dir))
+        except KeyboardInterrupt:  # SparkContext stops itself when its start is interrupted
+            _end_jvm(gateway)
+            _forget_context()
+            raise
         except Exception as exc:  # py4j and the launcher raise many kinds; all mean "Spark did not start"
+            jvm = getattr(gateway, "proc", None)
+            cause = "spark.log" if jvm is not None and jvm.poll() is None else "jvm.log"
+            reason = _reason(exc)  # before the shutdown: a Java exception's text comes from the JVM
             _shutdown(sc, gateway)
-            SparkContext._gateway = SparkContext._jvm = SparkContext._active_spark_context = None
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            _forget_context()
             raise EngineUnavailable(f"Spark failed to start on master {master!r}: {reason} "
-                                    f"(see {log_dir / 'spark.log'})") from None
+                                    f"(see {log_dir / cause})") from None
         previous = signal.signal(signal.SIGINT, signal.default_int_handler) if _main_thread() else None
-        py4j_log = _quiet_py4j(log_dir)
         _quiet_accumulator_server(sc)
         try:
             yield sc
@@ -108,11 +134,39 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
-            logging.getLogger().removeHandler(py4j_log)
-            py4j_log.close()
-            SparkContext._gateway = None
-            SparkContext._jvm = None
-            SparkContext._active_spark_context = None
+            _forget_context()
+
+
+def _forget_context() -> None:
+    """Clear PySpark's record of the running context and gateway, so that a later context starts
+    afresh."""
+    from pyspark import SparkContext
+
+    SparkContext._gateway = SparkContext._jvm = SparkContext._active_spark_context = None
+
+
+@contextmanager
+def _java_home(home: Path):
+    """$JAVA_HOME set to `home` for the block (the launcher and the JVM it starts read it), and
+    restored afterwards."""
+    previous = os.environ.get("JAVA_HOME")
+    os.environ["JAVA_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["JAVA_HOME"]
+        else:
+            os.environ["JAVA_HOME"] = previous
+
+
+def _reason(exc: Exception) -> str:
+    """The first line of what went wrong: for a Java exception its class and message (py4j's
+    own first line only names the call), otherwise the exception's text or type."""
+    from py4j.protocol import Py4JJavaError
+
+    text = str(exc.java_exception.toString()) if isinstance(exc, Py4JJavaError) else str(exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
 
 
 def _main_thread() -> bool:
@@ -128,12 +182,17 @@ def _quiet_accumulator_server(sc) -> None:
             "accumulator connection from the JVM closed", exc_info=True)
 
 
-def _quiet_py4j(log_dir: Path) -> logging.Handler:
+@contextmanager
+def _py4j_logged_to(path: Path):
     """Send Python-side Spark and py4j log records (py4j logs through the root logger when a
-    call is interrupted) to python.log instead of the terminal."""
-    handler = logging.FileHandler(log_dir / "python.log")
+    call is interrupted) to `path` instead of the terminal, for the block."""
+    handler = logging.FileHandler(path)
     logging.getLogger().addHandler(handler)
-    return handler
+    try:
+        yield
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
 
 
 def _shutdown(sc, gateway) -> None:
