@@ -68,8 +68,9 @@ def strong_isr(s, lay):
     controller's ISR, the set the next clean election picks from.
 
     A failure means a record already exposed to consumers can be lost by the next clean
-    leader election: the controller may elect an ISR member that lacks it. This is the data
-    loss that HW truncation allowed and leader epochs were introduced to prevent."""
+    leader election: the controller may elect an ISR member that lacks it. HW truncation
+    allows it outright; leader-epoch truncation (KIP-101, KIP-279) still allows it through a
+    stale LeaderAndIsr request, until KIP-320 fences requests and fetches by epoch."""
     for r1 in range(lay.replicas):
         if leader(s, lay, r1) == r1 and not isr_agrees_below_hw(s, lay, r1, quorum_isr(s, lay)):
             return False
