@@ -72,6 +72,16 @@ class Interrupted(click.ClickException):
         super().__init__(INTERRUPTED_MESSAGE)
 
 
+class NonEmptyPath(click.Path):
+    """A path option or argument that refuses an empty string, which would otherwise mean the
+    current directory (`--trace-dir ''` wrote traces into it)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("must not be empty", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _default_text(value) -> str:
     """A parameter's default as the CLI takes it (flags as on/off)."""
     return {True: "on", False: "off"}.get(value, str(value)) if isinstance(value, bool) else str(value)
@@ -149,7 +159,7 @@ def report_options(trace_help: str):
         func = click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")(func)
         func = click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
                             help="also render each kept trace (needs --trace-dir)")(func)
-        return click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+        return click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
                             help=trace_help)(func)
     return decorate
 
@@ -210,7 +220,7 @@ def main():
 @click.option("--continue", "keep_going", is_flag=True,
               help="explore everything and report the shortest trace of every violated invariant")
 @click.option("--max-depth", type=click.IntRange(min=0), default=None, help="explore at most this many transitions")
-@click.option("--trace-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @engine_options
@@ -263,7 +273,9 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
     if not kind.variants:
         raise UserError(f"model {model_name} has no variants to compare")
-    chosen = [v.strip() for v in variants.split(",") if v.strip()] if variants else list(kind.variants)
+    chosen = [v.strip() for v in variants.split(",") if v.strip()] if variants is not None else list(kind.variants)
+    if not chosen:
+        raise UserError(f"--variants names no variant (choose from {', '.join(kind.variants)})")
     check_report_options(as_json, as_markdown, render_format, trace_dir)
     try:
         invariants = select(model_name, invariant_names)
@@ -379,7 +391,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=NonEmptyPath(path_type=Path))
 def replay(file):
     """Replay a published scenario step by step: LEO and HW of every replica after each step,
     the invariants checked after each. Exits 0 when the story unfolds as the file expects
@@ -449,7 +461,7 @@ def trace():
 
 
 @trace.command("show")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=NonEmptyPath(path_type=Path))
 @click.option("--explain", is_flag=True, help="add a plain-language account of what went wrong")
 def trace_show(file, explain):
     """Print a trace as a step table: one row per step, one column per replica."""
@@ -466,11 +478,11 @@ def trace_show(file, explain):
 
 
 @trace.command("render")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=NonEmptyPath(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="output format")
 @click.option("--picture", type=click.Choice(PICTURES), default="lanes", show_default=True,
               help="svg/png: replica lanes, or the trace graph")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=NonEmptyPath(dir_okay=False, path_type=Path), default=None,
               help="output file (default: beside FILE, named by picture and format)")
 def trace_render(file, fmt, picture, output):
     """Render a trace: lanes picture (svg, png), trace graph (dot, graphml, json) or an HTML page."""

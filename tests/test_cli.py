@@ -190,3 +190,21 @@ def test_help_gives_each_model_its_own_default():
     """spec runs 3 replicas by default and fetch 2: --help must not claim one default for both."""
     text = " ".join(run_cli("check", "--help").stdout.split())
     assert "spec default 3; fetch default 2" in text and "[fetch; default off]" in text
+
+
+@pytest.mark.parametrize("variants", [",", "", " , "])
+def test_compare_refuses_a_variant_list_naming_nothing(variants):
+    """`--variants ,` was an IndexError traceback."""
+    result = run_cli("compare", "--engine", "local", "--variants", variants)
+    assert result.exit_code == 2
+    assert result.stderr == "Error: --variants names no variant (choose from hw, kip101, kip279, kip320)\n"
+
+
+@pytest.mark.parametrize("args", [("check", "--engine", "local", "--trace-dir", ""), ("trace", "show", ""),
+                                  ("trace", "render", "x.json", "--format", "svg", "-o", "")])
+def test_an_empty_path_is_refused_not_taken_as_the_current_directory(args, tmp_path, monkeypatch):
+    """`--trace-dir ''` wrote traces into the current directory."""
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*args)
+    assert result.exit_code == 2 and "must not be empty" in result.stderr
+    assert list(tmp_path.iterdir()) == []
