@@ -150,3 +150,17 @@ def test_every_column_of_a_fetch_step_table_has_a_heading():
     headers = [str(column.header) for column in table.columns]
     assert all(headers[1:]) and "ghost" in headers
     assert (records_text(1), records_text(2)) == ("1 record", "2 records")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
+def test_only_a_regular_file_is_ever_replaced(tmp_path, kind):
+    """`-o /dev/full` (as root) replaced the device node; a FIFO or a symlink went the same way."""
+    target = tmp_path / "out.svg"
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep me")
+    {"fifo": lambda: os.mkfifo(target), "symlink": lambda: target.symlink_to(elsewhere),
+     "directory": target.mkdir}[kind]()
+    with pytest.raises(OSError, match="not a regular file"):
+        store.write_atomically(target, "<svg/>")
+    assert elsewhere.read_text() == "keep me" and (target.is_symlink() or not target.is_file())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "out.svg"]

@@ -11,8 +11,10 @@ model is refused.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -45,8 +47,11 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
 
 def write_atomically(path: Path, content: str | bytes) -> None:
     """Write `content` to `path` through a temporary file in the same directory and a rename,
-    so the file is either the old one or the complete new one, never half-written."""
+    so the file is either the old one or the complete new one, never half-written. Only a
+    regular file is ever replaced: a device, FIFO, symlink or directory at `path` is an OSError."""
     path = Path(path)
+    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+        raise OSError(errno.EEXIST, "it exists and is not a regular file, so it is not replaced")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
