@@ -2,14 +2,15 @@
 
 Exit codes: 0 every checked invariant holds; 1 an invariant is violated (or the search
 stopped before it could tell); 2 bad input (unknown model, variant or invariant, impossible
-bounds, an unreadable or foreign trace file, an unwritable output path); 130 interrupted.
+bounds, an unreadable or foreign trace file, an unwritable output path); 130 interrupted;
+143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
 
 import sys
 
-from checker.interrupts import ctrl_c_deferred
+from checker.interrupts import Terminated, ctrl_c_deferred, sigterm_raises
 
 INTERRUPTED_MESSAGE = "interrupted by the user; no result or trace was written"
 
@@ -49,6 +50,8 @@ except KeyboardInterrupt:
 EXIT_VIOLATED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+TERMINATED_MESSAGE = "terminated (SIGTERM); no result or trace was written"
 
 
 def stdout_console() -> Console:
@@ -64,12 +67,14 @@ class UserError(click.ClickException):
 
 
 class Interrupted(click.ClickException):
-    """The user pressed Ctrl-C during a search: one line on stderr and exit code 130."""
+    """The user pressed Ctrl-C (exit code 130) or the process got SIGTERM (143): one line on stderr."""
 
     exit_code = EXIT_INTERRUPTED
 
-    def __init__(self):
-        super().__init__(INTERRUPTED_MESSAGE)
+    def __init__(self, terminated: bool = False):
+        super().__init__(TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE)
+        if terminated:
+            self.exit_code = EXIT_TERMINATED
 
 
 class NonEmptyPath(click.Path):
@@ -148,8 +153,8 @@ def search(engine: str, master: str, partitions: int | None, work_dir: str | Non
             yield partial(explore, symmetry=symmetry), on_level
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        raise Interrupted() from None
+    except KeyboardInterrupt as exc:
+        raise Interrupted(isinstance(exc, Terminated)) from None
 
 
 def report_options(trace_help: str):
@@ -197,13 +202,15 @@ def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]
 
 class ReplcheckGroup(click.Group):
     """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
-    writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1."""
+    writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
+    and SIGTERM handled the same way (exit 143)."""
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise Interrupted() from None
+            with sigterm_raises():
+                return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise Interrupted(isinstance(exc, Terminated)) from None
 
 
 @click.group(cls=ReplcheckGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -24,3 +24,22 @@ def ctrl_c_deferred():
         signal.signal(signal.SIGINT, previous)
     if pressed:
         raise KeyboardInterrupt
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every cleanup path for an interrupted run (Spark's
+    JVM, temporary files) runs for it too; the CLI reports it with exit code 143."""
+
+
+@contextmanager
+def sigterm_raises():
+    """Run the block with SIGTERM raising `Terminated` in the main thread instead of ending the
+    process on the spot; the previous handler is restored afterwards."""
+    def terminate(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

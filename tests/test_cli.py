@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from contextlib import nullcontext
 
 import pytest
@@ -135,9 +136,12 @@ def test_interrupt_exits_130_with_one_line(monkeypatch):
     assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.9, 4.0])  # importing, loading the kernel, searching
-def test_real_ctrl_c_stops_the_search(tmp_path, delay):
-    import signal
+@pytest.mark.parametrize("signum, delay, code, message", [
+    (signal.SIGINT, 0.3, 130, "interrupted by the user"),  # Ctrl-C while importing,
+    (signal.SIGINT, 0.9, 130, "interrupted by the user"),  # while loading the kernel,
+    (signal.SIGINT, 4.0, 130, "interrupted by the user"),  # while searching
+    (signal.SIGTERM, 4.0, 143, "terminated (SIGTERM)")])
+def test_real_ctrl_c_stops_the_search(tmp_path, signum, delay, code, message):
     import subprocess
     import sys
     import time
@@ -152,11 +156,11 @@ def test_real_ctrl_c_stops_the_search(tmp_path, delay):
                              "3", "--continue", "--trace-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    assert proc.returncode == code
     *before, last = err.strip().splitlines()
-    assert last == "Error: interrupted by the user; no result or trace was written"
+    assert last == f"Error: {message}; no result or trace was written"
     assert not before or " ".join(before).startswith("compiling the fetch model's kernel")  # if the cache was cold
     assert out == "" and list(tmp_path.iterdir()) == []
 
