@@ -659,7 +659,7 @@ def _truncation_cases():
             yield pytest.param(variant, rlog, rhw, llog, k, id=f"{variant}-{name}")
 
 
-@pytest.mark.parametrize("variant, replica_log, replica_hw, leader_log, k", _truncation_cases())
+@pytest.mark.parametrize("variant, replica_log, replica_hw, leader_log, k", list(_truncation_cases()))
 def test_become_follower_truncation_point(variant, replica_log, replica_hw, leader_log, k):
     s = _follower_state(replica_log, replica_hw, leader_log)
     got = _follower_steps(variant, s)
