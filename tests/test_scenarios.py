@@ -62,3 +62,36 @@ def test_bad_scenario_files_exit_2(tmp_path, content, message):
     path.write_text(content)
     result = run_cli("replay", str(path))
     assert result.exit_code == 2 and message in result.stderr
+
+
+S5 = next(f for f in FILES if f.name.startswith("S5"))
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"expect": None}, "field 'expect' must be an object"),
+    ({"steps": "x"}, "field 'steps' must be a list"),
+    ({"steps": [3]}, "field 'steps[1]' must be a string"),
+    ({"invariants": "hw-monotonic"}, "field 'invariants' must be a list of invariant names"),
+    ({"name": ["[bold]x"]}, "field 'name' must be a string"),
+    ({"expect": {"violated": "no-such"}}, "expect.violated names 'no-such', which the scenario does not check"),
+    ({"expect": {"violated": "hw-monotonic", "at_step": -1}}, "field 'expect.at_step' must be a step number"),
+])
+def test_a_malformed_scenario_is_one_line_naming_the_field(tmp_path, change, reason):
+    doc = {**json.loads(S5.read_text()), **change}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {path}: {reason}") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("invariants", [["leader-hw-monotonic"], []])
+def test_a_scenario_may_check_the_step_property_or_every_property(tmp_path, invariants):
+    """replay crashed on a scenario listing the step property, or listing none (meaning all)."""
+    doc = {**json.loads(S5.read_text()), "invariants": invariants, "expect": {}}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    result = run_cli("replay", str(path))
+    failed = "an invariant failed" in result.stdout
+    assert result.exit_code == (1 if failed else 0)
+    assert failed == (invariants == [])  # S5's drop of the HW breaks hw-monotonic, not leader-hw-monotonic

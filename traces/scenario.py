@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checker.invariant import StepProperty
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
@@ -64,18 +65,52 @@ def load_scenario(path: Path) -> Scenario:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise TraceFileError(f"{path} is not a replcheck scenario (format must be {FORMAT!r})")
     try:
+        _check_shape(doc)
         invariants = select(doc["model"], doc.get("invariants", []))
         model = build_model(doc["model"], doc.get("variant"), ghost=any(i.needs_ghost for i in invariants),
                             **doc.get("bounds", {}))
         steps = [(parse_step(s if isinstance(s, str) else s["step"]), "" if isinstance(s, str) else s.get("note", ""))
                  for s in doc["steps"]]
         expect = doc.get("expect", {})
+        if expect.get("violated") is not None and expect["violated"] not in {i.name for i in invariants}:
+            raise ValueError(f"expect.violated names {expect['violated']!r}, which the scenario does not check")
         return Scenario(doc.get("name", Path(path).stem), doc.get("source", ""), model, invariants, steps,
                         expect.get("violated"), expect.get("at_step"))
-    except (KeyError, TypeError) as exc:
-        raise TraceFileError(f"{path}: missing or malformed field ({exc})") from None
     except (ModelError, ValueError) as exc:
         raise TraceFileError(f"{path}: {exc}") from None
+
+
+def _check_shape(doc: dict) -> None:
+    """ValueError naming the first field of a scenario document with the wrong type."""
+    def wrong(field: str, what: str):
+        raise ValueError(f"field {field!r} must be {what}")
+
+    for field in ("model",):
+        if not isinstance(doc.get(field), str):
+            wrong(field, "a string")
+    for field in ("name", "source", "variant"):
+        if field in doc and not isinstance(doc[field], str):
+            wrong(field, "a string")
+    if not isinstance(doc.get("bounds", {}), dict):
+        wrong("bounds", "an object")
+    invariants = doc.get("invariants", [])
+    if not isinstance(invariants, list) or not all(isinstance(x, str) for x in invariants):
+        wrong("invariants", "a list of invariant names")
+    steps = doc.get("steps")
+    if not isinstance(steps, list):
+        wrong("steps", "a list")
+    for number, step in enumerate(steps, 1):
+        if not (isinstance(step, str) or (isinstance(step, dict) and isinstance(step.get("step"), str)
+                                          and isinstance(step.get("note", ""), str))):
+            wrong(f"steps[{number}]", 'a string or {"step": "...", "note": "..."}')
+    expect = doc.get("expect", {})
+    if not isinstance(expect, dict):
+        wrong("expect", "an object")
+    if not isinstance(expect.get("violated", ""), (str, type(None))):
+        wrong("expect.violated", "an invariant name")
+    at_step = expect.get("at_step")
+    if at_step is not None and (type(at_step) is not int or not 0 <= at_step <= len(steps)):
+        wrong("expect.at_step", f"a step number from 0 to {len(steps)}")
 
 
 @dataclass(frozen=True)
@@ -90,17 +125,20 @@ class Replay:
 
 
 def replay(scenario: Scenario) -> Replay:
-    """Walk the scenario's steps through its model, checking the invariants after each."""
+    """Walk the scenario's steps through its model, checking the invariants after each step
+    (and each step property on the step itself)."""
     model = scenario.model
     states = [model.initial_states()[0]]
-    failing = [[i.name for i in scenario.invariants if not i.holds(states[0])]]
+    failing = [[i.name for i in scenario.invariants if not isinstance(i, StepProperty) and not i.holds(states[0])]]
     for number, (action, _) in enumerate(scenario.steps, 1):
         options = list(model.successors(states[-1]))
         nxt = [after for label, after in options if label == action]
         if not nxt:
             return Replay(states, failing, number, sorted({label for label, _ in options}))
-        states.append(nxt[0])
-        failing.append([i.name for i in scenario.invariants if not i.holds(nxt[0])])
+        before, after = states[-1], nxt[0]
+        states.append(after)
+        failing.append([p.name for p in scenario.invariants
+                        if not (p.holds(before, action, after) if isinstance(p, StepProperty) else p.holds(after))])
     return Replay(states, failing, None, [])
 
 
