@@ -186,18 +186,21 @@ def make_dir(path: Path | None) -> None:
             raise UserError(f"cannot create directory {path}: {exc.strerror}") from None
 
 
-def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]:
+def saved_traces(result, model, trace_dir: Path, tag: str = ""):
     """Save each counterexample of `result` as <model>-<variant>-[<tag>-]<invariant>.json in
-    `trace_dir`; returns invariant -> file."""
-    files = {}
+    `trace_dir`, yielding (invariant, file) as each is written; UserError when one cannot be."""
     for name, trace in result.violations.items():
         path = trace_dir / f"{model.name}-{model.variant or 'default'}-{tag + '-' if tag else ''}{name}.json"
         try:
             save_trace(trace, model, path)
         except OSError as exc:
             raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
-        files[name] = str(path)
-    return files
+        yield name, str(path)
+
+
+def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]:
+    """`saved_traces` as a dict invariant -> file."""
+    return dict(saved_traces(result, model, trace_dir, tag))
 
 
 class ReplcheckGroup(click.Group):
@@ -235,7 +238,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
           work_dir, symmetry, **bounds):
     """Explore every reachable state of a model and check its invariants.
 
-    Exits 0 when every invariant holds, 1 when one is violated.
+    Exits 0 when every invariant holds, 1 when one is violated, 2 when a counterexample could
+    not be saved (the result is printed all the same).
     """
     try:
         invariants = select(model_name, invariant_names)
@@ -249,7 +253,12 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     with search(engine, master, partitions, work_dir, label, [model], symmetric) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
 
-    trace_files = save_traces(result, model, trace_dir) if trace_dir is not None else {}
+    trace_files, unsaved = {}, None
+    try:  # a trace that cannot be written must not cost the verdict: it is printed first
+        for name, path in saved_traces(result, model, trace_dir) if trace_dir is not None else ():
+            trace_files[name] = path
+    except UserError as exc:
+        unsaved = exc
 
     if as_json:
         click.echo(json.dumps(result_to_json(result, trace_files), indent=2))
@@ -260,6 +269,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
         console.print(action_table(result))
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
+    if unsaved is not None:
+        raise unsaved
     sys.exit(0 if result.ok and result.complete else EXIT_VIOLATED)
 
 

@@ -212,3 +212,14 @@ def test_an_empty_path_is_refused_not_taken_as_the_current_directory(args, tmp_p
     result = run_cli(*args)
     assert result.exit_code == 2 and "must not be empty" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_trace_that_cannot_be_saved_does_not_cost_the_verdict(tmp_path):
+    """`check` printed nothing when a trace could not be saved; now the result comes first, then
+    one line saying which file failed, and exit 2."""
+    (tmp_path / "spec-hw-strong-isr.json").mkdir()  # in the way of the trace file
+    result = run_cli("check", "--engine", "local", "--variant", "hw", "--invariant", "strong-isr", "--json",
+                     "--trace-dir", str(tmp_path))
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["invariants"]["strong-isr"]["status"] == "violated"
+    assert result.stderr.startswith(f"Error: cannot write trace file {tmp_path}/spec-hw-strong-isr.json")
