@@ -28,6 +28,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
 
         from checker.engines import ENGINES, engine_session
         from checker.java import EngineUnavailable
+        from checker.master_url import master_problem
         from checker.progress import level_progress, prepare_kernels
         from checker.symmetry_choice import choose_symmetry
         from checker.compare import compare_variants
@@ -112,6 +113,13 @@ def bound_options(func):
     return func
 
 
+def _valid_master(ctx, param, value: str) -> str:
+    problem = master_problem(value)
+    if problem:
+        raise UserError(f"--master {problem}")
+    return value
+
+
 def engine_options(func):
     """--engine, --master, --partitions, --work-dir and --symmetry."""
     func = click.option("--symmetry/--no-symmetry", default=None,
@@ -122,7 +130,7 @@ def engine_options(func):
                              "default: executor-local checkpoints")(func)
     func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
                         help="spark: number of shards of the frontier and visited set (default: cores)")(func)
-    func = click.option("--master", default="local[*]", show_default=True,
+    func = click.option("--master", default="local[*]", show_default=True, callback=_valid_master,
                         help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...)")(func)
     return click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)

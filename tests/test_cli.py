@@ -223,3 +223,19 @@ def test_a_trace_that_cannot_be_saved_does_not_cost_the_verdict(tmp_path):
     assert result.exit_code == 2
     assert json.loads(result.stdout)["invariants"]["strong-isr"]["status"] == "violated"
     assert result.stderr.startswith(f"Error: cannot write trace file {tmp_path}/spec-hw-strong-isr.json")
+
+
+@pytest.mark.parametrize("master", ["local[0]", "local[abc]", "local[-1]", "sparc://host:7077", ""])
+def test_a_malformed_spark_master_is_refused_before_a_jvm_starts(master):
+    """These gave 55-70 lines of py4j traceback, or (local[0]) a context that never runs a task."""
+    result = run_cli("check", "--model", "two-phase", "--master", master)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: --master {master!r} ") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("master", ["local", "local[1]", "local[*]", "local[4,2]", "spark://h1:7077,h2:7077", "yarn",
+                                    "k8s://https://host:443"])
+def test_spark_master_forms_spark_documents_are_accepted(master):
+    from checker.master_url import master_problem
+
+    assert master_problem(master) is None
