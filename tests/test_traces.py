@@ -164,3 +164,24 @@ def test_only_a_regular_file_is_ever_replaced(tmp_path, kind):
         store.write_atomically(target, "<svg/>")
     assert elsewhere.read_text() == "keep me" and (target.is_symlink() or not target.is_file())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "out.svg"]
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda p: os.mkfifo(p), "not a regular file"),  # would block forever
+    (lambda p: p.write_text("[" * 100_000), "nested too deeply"),
+    (lambda p: p.write_text('{"format": ' + "9" * 5000 + "}"), "a number thousands of digits long"),
+    (lambda p: p.write_bytes(b"\xff\xfe"), "not UTF-8 text"),
+])
+def test_hostile_trace_and_scenario_files_are_one_line_errors(tmp_path, make, reason):
+    from traces.scenario import load_scenario
+
+    path = tmp_path / "f.json"
+    make(path)
+    for load in (load_trace, load_scenario):
+        with pytest.raises(TraceFileError, match=reason):
+            load(path)
+
+
+def test_a_device_is_refused_rather_than_read_forever():
+    with pytest.raises(TraceFileError, match="not a regular file"):
+        load_trace("/dev/zero")

@@ -9,7 +9,6 @@ an optional note. The replay fails with a clear message at the first step that i
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
 
-from .store import TraceFileError
+from .store import TraceFileError, read_json_file
 
 FORMAT = "replcheck-scenario/1"
 
@@ -56,12 +55,7 @@ def parse_step(text: str) -> tuple:
 
 def load_scenario(path: Path) -> Scenario:
     """Read and validate a scenario file; TraceFileError with a one-line reason otherwise."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TraceFileError(f"cannot read scenario file {path}: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TraceFileError(f"{path} is not a valid JSON scenario: {exc}") from None
+    doc = read_json_file(path, "scenario")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise TraceFileError(f"{path} is not a replcheck scenario (format must be {FORMAT!r})")
     try:

@@ -118,16 +118,37 @@ def trace_from_json(doc: Any, what: str = "trace"):
     return Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps)), model
 
 
+MAX_FILE_BYTES = 64 * 2**20
+"""The largest trace or scenario file read: far above any trace a search reports."""
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """The JSON document in the regular file `path` (a `what` file: trace, scenario), or
+    TraceFileError with a one-line reason: not a regular file (a device or FIFO would be read
+    forever), too large, not UTF-8, not JSON, nested too deeply or holding a number too long."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise TraceFileError(f"cannot read {what} file {path}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise TraceFileError(f"cannot read {what} file {path}: {info.st_size:,} bytes, more than the "
+                                 f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise TraceFileError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise TraceFileError(f"cannot read {what} file {path}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise TraceFileError(f"{path} is not a {what}: its JSON is nested too deeply") from None
+    except ValueError:  # Python refuses to convert an integer of thousands of digits
+        raise TraceFileError(f"{path} is not a {what}: it holds a number thousands of digits long") from None
+
+
 def load_trace(path: Path):
     """Read and validate a trace file; returns (trace, model). Raises TraceFileError with a
     one-line reason for an unreadable, corrupt or foreign file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise TraceFileError(f"cannot read trace file {path}: {reason}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceFileError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    return trace_from_json(doc, str(path))
+    return trace_from_json(read_json_file(path, "trace"), str(path))
