@@ -23,6 +23,7 @@ from invariants.registry import invariants_for
 from model.params import ModelError
 from model.registry import build_model
 
+from .replay import ReplayError, verify_trace
 from .trace import Step, Trace
 
 FORMAT = "replcheck-trace/1"
@@ -113,9 +114,14 @@ def trace_from_json(doc: Any, what: str = "trace"):
                     and all(isinstance(a, int) and not isinstance(a, bool) for a in action[1:])):
                 raise ValueError(f"step {i}: action must be [name, int, ...]")
             steps.append(Step(tuple(action), model.state_from_json(raw.get("state"))))
-    except ValueError as exc:
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise TraceFileError(f"{what}: {exc}") from None
-    return Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps)), model
+    trace = Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps))
+    try:
+        verify_trace(trace, model)
+    except ReplayError as exc:
+        raise TraceFileError(f"{what} is not a counterexample of its model: {exc}") from None
+    return trace, model
 
 
 MAX_FILE_BYTES = 64 * 2**20
