@@ -72,8 +72,13 @@ class Interrupted(click.ClickException):
 
     exit_code = EXIT_INTERRUPTED
 
-    def __init__(self, terminated: bool = False):
-        super().__init__(TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE)
+    def __init__(self, terminated: bool = False, reached=None):
+        message = TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE
+        if reached is not None:  # the last BFS level completed before the signal
+            stopped, rest = message.split(";", 1)
+            message = (f"{stopped} after depth {reached.depth} of the search ({reached.distinct_total:,} distinct "
+                       f"states, incomplete);{rest}")
+        super().__init__(message)
         if terminated:
             self.exit_code = EXIT_TERMINATED
 
@@ -153,16 +158,24 @@ def search(engine: str, master: str, partitions: int | None, work_dir: str | Non
     """Yield (explore, on_level): the engine's explore function (with `symmetry` applied) and a
     progress callback. The first use of a model's compiled kernel on this machine shows as a
     compile step. An engine that cannot start is a one-line UserError; Ctrl-C is Interrupted
-    (exit 130)."""
+    (exit 130), saying how far the search got."""
+    reached = []
+
+    def recorded(on_level):
+        def on_level_recorded(stats, frontier):
+            reached[:] = [stats]
+            on_level(stats, frontier)
+        return on_level_recorded
+
     try:
         with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
                 level_progress(f"{label} ({engine})") as on_level:
             prepare_kernels(models)
-            yield partial(explore, symmetry=symmetry), on_level
+            yield partial(explore, symmetry=symmetry), recorded(on_level)
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        raise Interrupted(isinstance(exc, Terminated)) from None
+        raise Interrupted(isinstance(exc, Terminated), reached[0] if reached else None) from None
 
 
 def report_options(trace_help: str):
