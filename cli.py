@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 
-from checker.interrupts import Terminated, ctrl_c_deferred, sigterm_raises
+from checker.interrupts import Terminated, interruptions_deferred, sigterm_raises
 
 INTERRUPTED_MESSAGE = "interrupted by the user; no result or trace was written"
+TERMINATED_MESSAGE = "terminated (SIGTERM); no result or trace was written"
 
 try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
-    with ctrl_c_deferred():
+    with interruptions_deferred():
         import json
         from contextlib import contextmanager
         from functools import partial
@@ -44,15 +45,15 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from traces.render import FORMATS, PICTURES, render_file
         from traces.store import TraceFileError, load_trace, save_trace
         from traces.table import trace_table
-except KeyboardInterrupt:
-    sys.stderr.write(f"Error: {INTERRUPTED_MESSAGE}\n")
-    sys.exit(130)
+except KeyboardInterrupt as interruption:
+    terminated = isinstance(interruption, Terminated)
+    sys.stderr.write(f"Error: {TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE}\n")
+    sys.exit(143 if terminated else 130)
 
 EXIT_VIOLATED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
-TERMINATED_MESSAGE = "terminated (SIGTERM); no result or trace was written"
 
 
 def stdout_console() -> Console:

@@ -1,9 +1,11 @@
-"""Ctrl-C held back while a block runs, then raised once the block is done.
+"""Interruptions (Ctrl-C, SIGTERM) held back while a block runs, then raised once it is done;
+and SIGTERM raised like Ctrl-C, so that one clean-up path serves both.
 
 Some libraries swallow a KeyboardInterrupt that lands inside their own import code (a broad
-`except` around a feature probe), so a Ctrl-C pressed in the first second of a run could be
-lost and the search would go on for minutes. Inside `ctrl_c_deferred` the press is only
-recorded; it is raised as KeyboardInterrupt when the block ends, where the caller handles it.
+`except` around a feature probe, a ctypes callback), so a Ctrl-C pressed in the first second of
+a run could be lost and the search would go on for minutes; and SIGTERM before the CLI's
+handler exists ended the process without a word. Inside `interruptions_deferred` a signal is
+only recorded; it is raised when the block ends, where the caller handles it.
 """
 
 from __future__ import annotations
@@ -13,16 +15,21 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def ctrl_c_deferred():
-    """Run the block with SIGINT recorded instead of raised; raise KeyboardInterrupt after it
-    if the user pressed Ctrl-C meanwhile. The previous SIGINT handler is restored either way."""
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+def interruptions_deferred():
+    """Run the block with SIGINT and SIGTERM recorded instead of acted on; afterwards raise
+    Terminated if SIGTERM came, else KeyboardInterrupt if Ctrl-C did. The previous handlers are
+    restored either way."""
+    received: list[int] = []
+    previous = {signum: signal.signal(signum, lambda number, frame: received.append(number))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGTERM in received:
+        raise Terminated
+    if received:
         raise KeyboardInterrupt
 
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from .interrupts import ctrl_c_deferred
+from .interrupts import interruptions_deferred
 from .result import LevelStats
 
 
@@ -28,7 +28,7 @@ def prepare_kernels(models) -> None:
 
         console = Console(stderr=True)
         if is_compiled(kernel):
-            with ctrl_c_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
+            with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
                 warm_up(kernel, model.initial_states()[0])
             continue
         message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "

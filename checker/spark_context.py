@@ -26,7 +26,7 @@ import threading
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from .interrupts import ctrl_c_deferred
+from .interrupts import interruptions_deferred
 from .java import EngineUnavailable, find_java_home, spark_java_home
 
 LOG4J2 = """\
@@ -97,7 +97,7 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
         try:
             # A Ctrl-C inside launch_gateway would lose the only handle on the JVM it started
             # (and that JVM would stay), so it is raised once the gateway is here to be ended.
-            with _java_home(java_home), ctrl_c_deferred() if _main_thread() else nullcontext():
+            with _java_home(java_home), interruptions_deferred() if _main_thread() else nullcontext():
                 gateway = launch_gateway(conf, popen_kwargs={"stdout": jvm_log, "stderr": jvm_log})
             sc = SparkContext(conf=conf, gateway=gateway)
             if checkpoint_dir:

@@ -155,6 +155,7 @@ def test_an_interrupted_search_says_how_far_it_got(monkeypatch):
     (signal.SIGINT, 0.3, 130, "interrupted by the user"),  # Ctrl-C while importing,
     (signal.SIGINT, 0.9, 130, "interrupted by the user"),  # while loading the kernel,
     (signal.SIGINT, 4.0, 130, "interrupted by the user"),  # while searching
+    (signal.SIGTERM, 0.3, 143, "terminated (SIGTERM)"),  # SIGTERM while importing,
     (signal.SIGTERM, 4.0, 143, "terminated (SIGTERM)")])
 def test_real_ctrl_c_stops_the_search(tmp_path, signum, delay, code, message):
     import subprocess
