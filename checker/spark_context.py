@@ -130,11 +130,22 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             _end_jvm(gateway)
             raise
         else:
+            _remove_lineage_checkpoints(sc)
             _shutdown(sc, gateway)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
             _forget_context()
+
+
+def _remove_lineage_checkpoints(sc) -> None:
+    """Delete the directory Spark made under the checkpoint directory (`--work-dir`) for this
+    context's level checkpoints: they cut each level's lineage while the run lasts, and nothing
+    reads them after it. Through Hadoop's file system API, so hdfs:// and s3a:// work too."""
+    directory = sc._jsc.sc().getCheckpointDir()
+    if directory.isDefined():
+        path = sc._jvm.org.apache.hadoop.fs.Path(directory.get())
+        path.getFileSystem(sc._jsc.hadoopConfiguration()).delete(path, True)
 
 
 def _forget_context() -> None:
