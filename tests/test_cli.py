@@ -177,9 +177,8 @@ def test_real_ctrl_c_stops_the_search(tmp_path, signum, delay, code, message):
     assert proc.returncode == code
     *before, last = err.strip().splitlines()
     progress = r" after depth \d+ of the search \([\d,]+ distinct states, incomplete\)"
-    # before the search (0.3 s, 0.9 s) nothing was explored; at 4 s a slow machine may still be loading
+    # how far the search got, once it has finished a level (which moment that is depends on the machine)
     assert re.fullmatch(rf"Error: {re.escape(message)}({progress})?; no result or trace was written", last), last
-    assert delay >= 1 or "after depth" not in last
     assert not before or " ".join(before).startswith("compiling the fetch model's kernel")  # if the cache was cold
     assert out == "" and list(tmp_path.iterdir()) == []
 
