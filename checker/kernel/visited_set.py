@@ -19,8 +19,10 @@ import numpy as np
 from .address import table_at
 from .jit import kernel
 
-SHARDS = 64
 SHARD_BITS = 6
+SHARDS = 1 << SHARD_BITS
+HOME_SHIFT = 64 - SHARD_BITS - 32
+"""A fingerprint's home slot comes from the 32 bits just below its shard bits."""
 MAX_LOAD = 0.8
 GROWTH = 1.5
 ADDRESS, SIZE, COUNT, LIMIT = range(4)
@@ -37,7 +39,7 @@ def shard_of(fp):
 @kernel
 def home(table, fp):
     """The first slot of `table` probed for `fp`: 32 bits below the shard bits, scaled to its size."""
-    return (((fp >> 26) & 0xFFFFFFFF) * table.shape[0]) >> 32
+    return (((fp >> HOME_SHIFT) & 0xFFFFFFFF) * table.shape[0]) >> 32
 
 
 @kernel
