@@ -12,8 +12,21 @@ import sys
 
 from checker.interrupts import Terminated, interruptions_deferred, sigterm_raises
 
-INTERRUPTED_MESSAGE = "interrupted by the user; no result or trace was written"
-TERMINATED_MESSAGE = "terminated (SIGTERM); no result or trace was written"
+EXIT_VIOLATED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+def interruption_message(terminated: bool, reached=None) -> str:
+    """What a stopped run says: Ctrl-C or SIGTERM, how far the search got (`reached`: the last
+    BFS level it completed, if any), and that nothing was written."""
+    stopped = "terminated (SIGTERM)" if terminated else "interrupted by the user"
+    if reached is not None:
+        stopped += (f" after depth {reached.depth} of the search ({reached.distinct_total:,} distinct states, "
+                    "incomplete)")
+    return f"{stopped}; no result or trace was written"
+
 
 try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
     with interruptions_deferred():
@@ -47,13 +60,8 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from traces.table import trace_table
 except KeyboardInterrupt as interruption:
     terminated = isinstance(interruption, Terminated)
-    sys.stderr.write(f"Error: {TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE}\n")
-    sys.exit(143 if terminated else 130)
-
-EXIT_VIOLATED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
+    sys.stderr.write(f"Error: {interruption_message(terminated)}\n")
+    sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
 def stdout_console() -> Console:
@@ -74,12 +82,7 @@ class Interrupted(click.ClickException):
     exit_code = EXIT_INTERRUPTED
 
     def __init__(self, terminated: bool = False, reached=None):
-        message = TERMINATED_MESSAGE if terminated else INTERRUPTED_MESSAGE
-        if reached is not None:  # the last BFS level completed before the signal
-            stopped, rest = message.split(";", 1)
-            message = (f"{stopped} after depth {reached.depth} of the search ({reached.distinct_total:,} distinct "
-                       f"states, incomplete);{rest}")
-        super().__init__(message)
+        super().__init__(interruption_message(terminated, reached))
         if terminated:
             self.exit_code = EXIT_TERMINATED
 

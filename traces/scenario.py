@@ -79,9 +79,8 @@ def _check_shape(doc: dict) -> None:
     def wrong(field: str, what: str):
         raise ValueError(f"field {field!r} must be {what}")
 
-    for field in ("model",):
-        if not isinstance(doc.get(field), str):
-            wrong(field, "a string")
+    if not isinstance(doc.get("model"), str):
+        wrong("model", "a string")
     for field in ("name", "source", "variant"):
         if field in doc and not isinstance(doc[field], str):
             wrong(field, "a string")
