@@ -18,14 +18,35 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
-def interruption_message(terminated: bool, reached=None) -> str:
-    """What a stopped run says: Ctrl-C or SIGTERM, how far the search got (`reached`: the last
-    BFS level it completed, if any), and that nothing was written."""
+def interruption_message(terminated: bool, reached=None, checked=(), checkpoint=None) -> str:
+    """What a stopped run says: Ctrl-C or SIGTERM; how far the search got (`reached`: the last
+    BFS level it completed, if any) and which of the `checked` properties were violated by then;
+    and where its checkpoint is (`checkpoint`: (directory, depth)), else that nothing was kept."""
     stopped = "terminated (SIGTERM)" if terminated else "interrupted by the user"
     if reached is not None:
-        stopped += (f" after depth {reached.depth} of the search ({reached.distinct_total:,} distinct states, "
-                    "incomplete)")
+        stopped += f" after depth {reached.depth} of the search ({reached.distinct_total:,} distinct states, incomplete"
+        unknown = [name for name in checked if name not in reached.violated]
+        if reached.violated:
+            stopped += f"; violated: {', '.join(reached.violated)}"
+        if unknown:
+            stopped += f"; not yet violated: {', '.join(unknown)}"
+        stopped += ")"
+    if checkpoint is not None:
+        directory, depth = checkpoint
+        return (f"{stopped}; checkpoint at depth {depth} saved in {directory}: "
+                f"continue with `replcheck resume {directory}`")
     return f"{stopped}; no result or trace was written"
+
+
+def interruption_json(terminated: bool, reached=None, checked=(), checkpoint=None) -> dict:
+    """The same facts as `interruption_message`, as the JSON object `--json` prints."""
+    return {"interrupted": "SIGTERM" if terminated else "SIGINT", "complete": False,
+            "depth": reached.depth if reached is not None else None,
+            "distinct_states": reached.distinct_total if reached is not None else None,
+            "violated": list(reached.violated) if reached is not None else [],
+            "not_yet_violated": [n for n in checked if reached is None or n not in reached.violated],
+            "checkpoint": ({"directory": str(checkpoint[0]), "depth": checkpoint[1]} if checkpoint is not None
+                           else None)}
 
 
 try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
@@ -40,6 +61,9 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from rich.table import Table
         from rich.text import Text
 
+        from checker.checkpoint.identity import CheckpointError, RunIdentity
+        from checker.checkpoint.saver import Saver
+        from checker.checkpoint.snapshot import read_snapshot
         from checker.engines import ENGINES, engine_session
         from checker.java import EngineUnavailable
         from checker.master_url import master_problem
@@ -81,8 +105,8 @@ class Interrupted(click.ClickException):
 
     exit_code = EXIT_INTERRUPTED
 
-    def __init__(self, terminated: bool = False, reached=None):
-        super().__init__(interruption_message(terminated, reached))
+    def __init__(self, terminated: bool = False, reached=None, checked=(), checkpoint=None):
+        super().__init__(interruption_message(terminated, reached, checked, checkpoint))
         if terminated:
             self.exit_code = EXIT_TERMINATED
 
@@ -134,6 +158,11 @@ def engine_options(func):
     func = click.option("--symmetry/--no-symmetry", default=None,
                         help="store one state per orbit under renaming replicas (default: on whenever every checked "
                              "property is symmetric; counts are then orbits, as TLC's SYMMETRY)")(func)
+    return spark_options(func)
+
+
+def spark_options(func):
+    """--engine, --master, --partitions and --work-dir."""
     func = click.option("--work-dir", default=None, metavar="PATH",
                         help="spark: checkpoint every level here (any path Spark reaches: local, hdfs://, s3a://); "
                              "default: executor-local checkpoints")(func)
@@ -158,11 +187,13 @@ def symmetry_for(models, invariants, asked: bool | None) -> bool:
 
 @contextmanager
 def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str, models=(),
-           symmetry: bool = False):
-    """Yield (explore, on_level): the engine's explore function (with `symmetry` applied) and a
-    progress callback. The first use of a model's compiled kernel on this machine shows as a
-    compile step. An engine that cannot start is a one-line UserError; Ctrl-C is Interrupted
-    (exit 130), saying how far the search got."""
+           symmetry: bool = False, checked=(), saver=None, as_json: bool = False):
+    """Yield (explore, on_level): the engine's explore function (with `symmetry` and the
+    checkpoint `saver` applied) and a progress callback. The first use of a model's compiled
+    kernel on this machine shows as a compile step. An engine that cannot start, or a damaged
+    checkpoint, is a one-line UserError; Ctrl-C is Interrupted (exit 130), saying how far the
+    search got, which `checked` properties it had found violated, and where its checkpoint is
+    (also as a JSON object on stdout with `as_json`)."""
     reached = []
 
     def recorded(on_level):
@@ -175,11 +206,17 @@ def search(engine: str, master: str, partitions: int | None, work_dir: str | Non
         with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
                 level_progress(f"{label} ({engine})") as on_level:
             prepare_kernels(models)
-            yield partial(explore, symmetry=symmetry), recorded(on_level)
+            yield partial(explore, symmetry=symmetry, saver=saver), recorded(on_level)
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
+    except CheckpointError as exc:
+        raise UserError(f"checkpoint {saver.directory}: {exc}") from None
     except KeyboardInterrupt as exc:
-        raise Interrupted(isinstance(exc, Terminated), reached[0] if reached else None) from None
+        terminated, last = isinstance(exc, Terminated), reached[0] if reached else None
+        kept = (saver.directory, saver.committed) if saver is not None and saver.committed is not None else None
+        if as_json:
+            click.echo(json.dumps(interruption_json(terminated, last, checked, kept), indent=2))
+        raise Interrupted(terminated, last, checked, kept) from None
 
 
 def report_options(trace_help: str):
@@ -246,6 +283,35 @@ def main():
     """replcheck: a model checker for Kafka's partition replication protocols."""
 
 
+def checkpoint_options(func):
+    """--checkpoint-dir and --checkpoint-every."""
+    func = click.option("--checkpoint-every", type=click.FloatRange(min=0), default=60.0, show_default=True,
+                        metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds "
+                                                "(also at the end, and on Ctrl-C or SIGTERM)")(func)
+    return click.option("--checkpoint-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+                        help="keep the search's checkpoint here; if it already holds one of this same run, continue "
+                             "from it (see `replcheck resume`)")(func)
+
+
+def open_saver(directory: Path | None, model, invariants, symmetric: bool, every: float, stop_at_first: bool,
+               max_depth: int | None):
+    """The checkpoint saver for a run (None without `directory`); a notice on stderr when it
+    continues a saved checkpoint; UserError when the directory cannot serve."""
+    if directory is None:
+        return None
+    try:
+        saver = Saver(directory, RunIdentity.of(model, invariants, symmetric), every, stop_at_first=stop_at_first,
+                      max_depth=max_depth)
+    except CheckpointError as exc:
+        raise UserError(f"checkpoint {directory}: {exc}") from None
+    saved = saver.resumed
+    if saved is not None:
+        Console(stderr=True).print(f"resuming the checkpoint in {directory}: depth {saved.depth}, "
+                                   f"{saved.distinct:,} distinct states, {saved.seconds:,.1f} s of search so far",
+                                   highlight=False)
+    return saver
+
+
 @main.command()
 @click.option("--model", "model_name", default="spec", show_default=True, help="model to explore")
 @click.option("--variant", default=None, help="protocol variant (spec: hw, kip101, kip279, kip320; default kip320)")
@@ -258,9 +324,10 @@ def main():
 @click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@checkpoint_options
 @engine_options
-def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, engine, master, partitions,
-          work_dir, symmetry, **bounds):
+def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
+          checkpoint_every, engine, master, partitions, work_dir, symmetry, **bounds):
     """Explore every reachable state of a model and check its invariants.
 
     Exits 0 when every invariant holds, 1 when one is violated, 2 when a counterexample could
@@ -272,11 +339,59 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
-
-    label = f"{model.name} {model.variant or ''}".strip()
     symmetric = symmetry_for([model], invariants, symmetry)
-    with search(engine, master, partitions, work_dir, label, [model], symmetric) as (explore, on_level):
-        result = explore(model, invariants, stop_at_first=not keep_going, max_depth=max_depth, on_level=on_level)
+    saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
+    run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
+              engine, master, partitions, work_dir)
+
+
+@main.command()
+@click.argument("directory", type=NonEmptyPath(file_okay=False, path_type=Path))
+@click.option("--max-depth", type=click.IntRange(min=0), default=None,
+              help="explore at most this many transitions (default: the limit the run was started with)")
+@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+              help="save each counterexample here as <model>-<variant>-<invariant>.json")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
+@spark_options
+def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir):
+    """Continue a search from the checkpoint in DIRECTORY (written by `check --checkpoint-dir`
+    on either engine, at any partition count) to the result an uninterrupted run gives. The
+    model, bounds, invariants and symmetry are the checkpoint's; a checkpoint of a run that
+    ended is reported again. Exit codes as for `check`."""
+    try:
+        saved = read_snapshot(directory)
+    except CheckpointError as exc:
+        raise UserError(f"checkpoint {directory}: {exc}") from None
+    if saved is None:
+        raise UserError(f"{directory} holds no checkpoint (its run saved none before it stopped, or it is not a "
+                        "checkpoint directory)")
+    wanted = saved.identity
+    try:
+        invariants = select(wanted.model, wanted.invariants)
+        model = build_model(wanted.model, wanted.variant, ghost=any(i.needs_ghost for i in invariants),
+                            **wanted.parameters)
+    except (ModelError, TypeError) as exc:
+        raise UserError(f"checkpoint {directory}: its run cannot be rebuilt ({exc})") from None
+    make_dir(trace_dir)
+    depth = saved.max_depth if max_depth is None else max_depth
+    saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
+    run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
+              engine, master, partitions, work_dir)
+
+
+def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
+              trace_dir: Path | None, as_json: bool, engine: str, master: str, partitions: int | None,
+              work_dir: str | None) -> None:
+    """Search `model` for violations of `invariants`, print the result, save its traces, and
+    exit 0 (every invariant holds), 1 (one is violated, or the search was cut short) or 2 (a
+    trace could not be saved)."""
+    label = f"{model.name} {model.variant or ''}".strip()
+    checked = [i.name for i in invariants]
+    with search(engine, master, partitions, work_dir, label, [model], symmetric, checked, saver, as_json) as \
+            (explore, on_level):
+        result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
 
     trace_files, unsaved = {}, None
     try:  # a trace that cannot be written must not cost the verdict: it is printed first

@@ -22,6 +22,7 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Callable, Sequence
 
+from .checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
@@ -77,6 +78,7 @@ def explore(
     max_depth: int | None = None,
     on_level: Callable[[LevelStats, int], None] | None = None,
     symmetry: bool = False,
+    saver=None,
 ) -> CheckResult:
     """Explore every state reachable from the model's initial states, breadth first, checking
     each invariant on every state and each step property (`StepProperty`) on every step.
@@ -87,13 +89,17 @@ def explore(
     every failing invariant. `max_depth`
     bounds the search to that many transitions. `on_level(stats, frontier_size)` is called
     after each level (progress display). With `symmetry` one state per orbit under replica
-    renaming is stored (models with a kernel only).
+    renaming is stored (models with a kernel only). A checkpoint `saver` (`checker.checkpoint`)
+    journals the search and continues it from its checkpoint if it has one (models with a
+    kernel only).
     """
     if getattr(model, "kernel", None) is not None:
         from .kernel.search import explore_kernel
 
         return explore_kernel(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level,
-                              symmetry=symmetry)
+                              symmetry=symmetry, saver=saver)
+    if saver is not None:
+        raise CheckpointError(f"checkpoints need a model with a compiled kernel, and {model.name} has none")
     with gc_paused():
         return _explore(model, invariants, stop_at_first, max_depth, on_level, representative_of(model, symmetry))
 
@@ -112,7 +118,8 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
     fired: Counter = Counter()
     new: Counter = Counter()
     depth = 0
-    result.levels.append(LevelStats(0, len(frontier), 0, len(parent), time.perf_counter() - started))
+    result.levels.append(LevelStats(0, len(frontier), 0, len(parent), time.perf_counter() - started, 0.0,
+                                    tuple(sorted(found))))
     if on_level:
         on_level(result.levels[-1], len(frontier))
 
@@ -149,7 +156,8 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
             new[action[0]] += 1
             frontier[succ_fp] = succ
         found.update(first_violations(frontier, invariants, found))
-        result.levels.append(LevelStats(depth, len(frontier), len(names), len(parent), time.perf_counter() - started))
+        result.levels.append(LevelStats(depth, len(frontier), len(names), len(parent), time.perf_counter() - started,
+                                        0.0, tuple(sorted({*found, *broken_steps}))))
         if on_level:
             on_level(result.levels[-1], len(frontier))
 

@@ -13,7 +13,8 @@ class LevelStats:
     states found at it, states generated while expanding the previous level, and the running
     totals after it. A distributed engine also reports `task_seconds`: its slowest expand task
     plus its slowest merge task, so the rest of the level's wall time is the engine's own
-    overhead."""
+    overhead. `violated` names the properties violated so far (what an interrupted run can
+    still report)."""
 
     depth: int
     new_states: int
@@ -21,6 +22,7 @@ class LevelStats:
     distinct_total: int
     seconds_total: float
     task_seconds: float = 0.0
+    violated: tuple[str, ...] = ()
 
 
 @dataclass

@@ -2,18 +2,20 @@
 
 A level is one cached RDD with one element per partition p:
 
-    (p, Shard(visited, parents, frontier_fps, frontier))
+    (p, Shard(visited, parents, codes, frontier_fps, frontier))
 
 `visited` holds the fingerprints (int64, sorted) of every state owned by p (fingerprint mod P
 == p), `parents` the fingerprint of each one's chosen parent (itself for an initial state),
-`frontier_fps` and `frontier` the states p discovered in the last level and their encodings.
+`codes` the action code that reached it (a compiled kernel's code, else the action kind's
+index), `frontier_fps` and `frontier` the states p discovered in the last level and their encodings.
 
 `expand` (map side) decodes the frontier, generates successors, keeps per successor the
 smallest parent (and, for one parent, the smallest action), evaluates the invariants on it,
 encodes it, and emits one Candidates block per owning partition. After the shuffle, `merge`
 (reduce side, co-partitioned with the previous level, so the visited set never moves) picks
 the smallest parent per fingerprint, drops what is already visited, and returns the next
-Shard. Counts go to the driver through an accumulator keyed by (stage, partition), so a
+Shard; with checkpoints on it also journals the level's new states (and, when a checkpoint is
+due, saves them as the frontier) in the checkpoint directory, one part file per partition. Counts go to the driver through an accumulator keyed by (stage, partition), so a
 retried task overwrites its figures instead of adding them twice.
 """
 
@@ -36,17 +38,18 @@ class Shard(NamedTuple):
 
     visited: np.ndarray
     parents: np.ndarray
+    codes: np.ndarray
     frontier_fps: np.ndarray
     frontier: list | np.ndarray
 
 
 class Candidates(NamedTuple):
-    """Successors bound for one partition: fingerprint, chosen parent fingerprint, action kind
-    index, bitmask of violated invariants, and encoded state (packed rows for a kernel)."""
+    """Successors bound for one partition: fingerprint, chosen parent fingerprint, action code
+    (see Shard), bitmask of violated invariants, and encoded state (packed rows for a kernel)."""
 
     fps: np.ndarray
     parents: np.ndarray
-    kinds: np.ndarray
+    codes: np.ndarray
     violations: np.ndarray
     states: list | np.ndarray
 
@@ -88,6 +91,12 @@ class KeyedDict(AccumulatorParam):
 def owner(fp: int, partitions: int) -> int:
     """The partition that owns a fingerprint."""
     return fp % partitions
+
+
+def kind_index(codes):
+    """The action kind index of each action code, for a model without a compiled kernel (whose
+    codes are kind indices)."""
+    return codes
 
 
 def same_partition(key: int) -> int:
@@ -164,8 +173,7 @@ def expand_kernel(index, records, *, model, invariant_mask, step_mask, symmetry,
     keep = ~((owners == index) & _visited(shard.visited, out.fps))
     for target in np.unique(owners[keep]).tolist():
         sel = keep & (owners == target)
-        yield target, Candidates(out.fps[sel], parents[sel], (out.code[sel] >> 12).astype(np.int16), out.viol[sel],
-                                 out.rows[sel])
+        yield target, Candidates(out.fps[sel], parents[sel], out.code[sel], out.viol[sel], out.rows[sel])
     broken = {}
     for bit in range(len(out.step_parent)):
         if out.step_parent[bit] >= 0:
@@ -196,15 +204,18 @@ def _candidates(entries, kinds, model, invariants) -> Candidates:
     return Candidates(
         np.fromiter((fp for fp, _ in entries), np.int64, len(entries)),
         np.fromiter((e[0] for _, e in entries), np.int64, len(entries)),
-        np.fromiter((kinds[e[1][0]] for _, e in entries), np.int16, len(entries)),
+        np.fromiter((kinds[e[1][0]] for _, e in entries), np.uint16, len(entries)),
         np.array(masks, dtype=np.int64),
         [encode(e[2]) for _, e in entries],
     )
 
 
-def merge(index, records, *, kinds, invariant_count, level, stats):
+def merge(index, records, *, kinds, kind_of, invariant_count, level, stats, journal=None, frontier_due=False):
     """Reduce side of a level: this partition's previous Shard plus the Candidates sent to it
-    become the next Shard (new states only in its frontier)."""
+    become the next Shard (new states only in its frontier). `kind_of` maps action codes to
+    kind indices. With `journal` (a checkpoint directory) the new states are saved there as
+    this partition's part of the level, and also as its part of the frontier when
+    `frontier_due`."""
     started = _task_start()
     shard, blocks = None, []
     for _, item in records:
@@ -214,13 +225,13 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
             blocks.append(item)
     if not blocks:
         fps = parents = np.empty(0, np.int64)
-        kind_ids = np.empty(0, np.int16)
+        codes = np.empty(0, np.uint16)
         masks = np.empty(0, np.int64)
         states = shard.frontier[:0]
     else:
         fps = np.concatenate([b.fps for b in blocks])
         parents = np.concatenate([b.parents for b in blocks])
-        kind_ids = np.concatenate([b.kinds for b in blocks])
+        codes = np.concatenate([b.codes for b in blocks])
         masks = np.concatenate([b.violations for b in blocks])
         states = (np.concatenate([b.states for b in blocks]) if isinstance(blocks[0].states, np.ndarray)
                   else [s for b in blocks for s in b.states])
@@ -233,22 +244,44 @@ def merge(index, records, *, kinds, invariant_count, level, stats):
     # Drop what this partition has already visited.
     seen = _visited(shard.visited, fps[chosen])
     new = chosen[~seen]
-    new_fps, new_parents = fps[new], parents[new]
+    new_fps, new_parents, new_codes = fps[new], parents[new], codes[new]
     # Both sides are sorted (chosen follows fingerprint order): a linear insert keeps them so.
     at = np.searchsorted(shard.visited, new_fps)
     visited = np.insert(shard.visited, at, new_fps)
     visited_parents = np.insert(shard.parents, at, new_parents)
+    visited_codes = np.insert(shard.codes, at, new_codes)
     violations = {}
     for bit in range(invariant_count):
         hit = new_fps[(masks[new] >> bit) & 1 == 1]
         if len(hit):
             violations[bit] = int(hit.min())
-    by_kind = np.bincount(kind_ids[new], minlength=kinds).tolist() if len(new) else [0] * kinds
+    by_kind = np.bincount(kind_of(new_codes), minlength=kinds).tolist() if len(new) else [0] * kinds
     frontier = states[new] if isinstance(states, np.ndarray) else [states[i] for i in new.tolist()]
-    following = Shard(visited, visited_parents, new_fps, frontier)
+    if journal is not None:
+        save_level(journal, level, index, new_fps, new_parents, new_codes, frontier if frontier_due else None)
+    following = Shard(visited, visited_parents, visited_codes, new_fps, frontier)
     stats.add({("merge", level, index): MergeStats(len(new), tuple(by_kind), violations, len(visited),
                                                    time.perf_counter() - started)})
     yield index, following
+
+
+def save_level(journal: str, depth: int, part: int, fps, parents, codes, frontier=None) -> None:
+    """Journal one partition's new states of level `depth` in checkpoint directory `journal`,
+    and save them as its part of the frontier too when `frontier` (their encodings) is given."""
+    from .checkpoint.files import write_frontier_part, write_level_part
+
+    write_level_part(journal, depth, part, fps, parents, codes)
+    if frontier is not None:
+        write_frontier_part(journal, depth, part, fps, frontier)
+
+
+def save_frontier(index, records, *, journal: str, depth: int):
+    """Save this partition's frontier (of level `depth`) as its part of the checkpoint's."""
+    from .checkpoint.files import write_frontier_part
+
+    for _, shard in records:
+        write_frontier_part(journal, depth, index, shard.frontier_fps, shard.frontier)
+    yield index
 
 
 def parents_of(records, fps: set):

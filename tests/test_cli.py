@@ -148,7 +148,25 @@ def test_an_interrupted_search_says_how_far_it_got(monkeypatch):
     result = run_cli("check", "--engine", "local", "--model", "two-phase")
     assert result.exit_code == 130
     assert result.stderr == ("Error: interrupted by the user after depth 7 of the search (1,234 distinct states, "
-                             "incomplete); no result or trace was written\n")
+                             "incomplete; not yet violated: consistent); no result or trace was written\n")
+
+
+def test_an_interrupted_search_lists_its_verdicts_so_far_also_in_json(monkeypatch):
+    from checker.result import LevelStats
+
+    def interrupted_at_depth_9(model, invariants, on_level=None, **kwargs):
+        on_level(LevelStats(9, 10, 30, 4321, 1.0, violated=("strong-isr",)), 10)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_9))
+    result = run_cli("check", "--engine", "local", "--invariant", "strong-isr", "--invariant", "weak-isr", "--json")
+    assert result.exit_code == 130
+    assert result.stderr == ("Error: interrupted by the user after depth 9 of the search (4,321 distinct states, "
+                             "incomplete; violated: strong-isr; not yet violated: weak-isr); no result or trace "
+                             "was written\n")
+    assert json.loads(result.stdout) == {"interrupted": "SIGINT", "complete": False, "depth": 9,
+                                         "distinct_states": 4321, "violated": ["strong-isr"],
+                                         "not_yet_violated": ["weak-isr"], "checkpoint": None}
 
 
 @pytest.mark.parametrize("signum, delay, code, message", [
@@ -176,7 +194,7 @@ def test_real_ctrl_c_stops_the_search(tmp_path, signum, delay, code, message):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == code
     *before, last = err.strip().splitlines()
-    progress = r" after depth \d+ of the search \([\d,]+ distinct states, incomplete\)"
+    progress = r" after depth \d+ of the search \([\d,]+ distinct states, incomplete(; (not yet )?violated: [^)]*)*\)"
     # how far the search got, once it has finished a level (which moment that is depends on the machine)
     assert re.fullmatch(rf"Error: {re.escape(message)}({progress})?; no result or trace was written", last), last
     assert not before or " ".join(before).startswith("compiling the fetch model's kernel")  # if the cache was cold

@@ -30,6 +30,11 @@ def emit(s, out, acts, n, code):
     return t
 
 
+def kind_of(codes):
+    """The action kind index of each action code (an int or an array of them)."""
+    return codes >> 12
+
+
 def action_fields(code: int) -> tuple[int, int, int, int]:
     """(kind index, a, b, c) of an action code."""
     return code >> 12, (code >> 8) & 15, (code >> 4) & 15, code & 15

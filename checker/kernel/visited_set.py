@@ -83,6 +83,16 @@ def any_full(shards):
 
 
 @kernel
+def _add_until_full(shards, fps, start):
+    """Insert fps[start:] until a table reaches its load limit; the position reached."""
+    for k in range(start, fps.shape[0]):
+        if any_full(shards):
+            return k
+        add(shards, fps[k])
+    return fps.shape[0]
+
+
+@kernel
 def _rehash(old, new):
     for fp in old:
         if fp != 0:
@@ -117,6 +127,14 @@ class VisitedSet:
             bigger = self._table(s, int(GROWTH * len(self.tables[s])))
             _rehash(self.tables[s], bigger)
             self.tables[s] = bigger
+
+    def add_all(self, fps: np.ndarray) -> None:
+        """Insert many fingerprints (a resumed search's visited states), growing tables as needed."""
+        fps = np.require(fps, np.int64, ["C"])
+        position = 0
+        while position < len(fps):
+            self.grow_full()
+            position = _add_until_full(self.shards, fps, position)
 
     def add(self, fp: int) -> bool:
         """Insert one fingerprint from Python (initial states); True when it is new."""

@@ -1,0 +1,102 @@
+"""What an engine talks to while it searches with checkpoints on: it journals each level's
+states as they are found, saves the frontier when a checkpoint is due, and commits manifests."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..interrupts import interruptions_deferred
+from . import files
+from .identity import CheckpointError, RunIdentity, difference
+from .snapshot import Snapshot, read_snapshot, write_snapshot
+
+
+class Saver:
+    """Checkpoints of one run in `directory`, every `every` seconds of search at the first level
+    boundary after that, at the end of the run and when it is interrupted.
+
+    Opening checks what the directory holds: a checkpoint of the same run is `resumed` (files
+    written after it by a run that was killed are removed); one of another run is refused,
+    naming the difference."""
+
+    def __init__(self, directory, identity: RunIdentity, every: float, *, stop_at_first: bool,
+                 max_depth: int | None):
+        self.path = Path(directory)
+        self.identity, self.every = identity, every
+        self.stop_at_first, self.max_depth = stop_at_first, max_depth
+        if os.path.lexists(self.path) and not self.path.is_dir():
+            raise CheckpointError("it is not a directory")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckpointError(f"cannot create it: {exc.strerror}") from None
+        if not os.access(self.path, os.W_OK | os.X_OK):
+            raise CheckpointError("it is not writable")
+        self.resumed = read_snapshot(self.path)
+        if self.resumed is not None:
+            other = difference(self.resumed.identity, identity)
+            if other:
+                raise CheckpointError(f"it holds a checkpoint of another run ({other}): continue that one with "
+                                      f"`replcheck resume {self.path}`, or choose another directory")
+            files.remove_levels_after(self.path, self.resumed.depth)
+            files.remove_frontiers_except(self.path, self.resumed.depth if self.resumed.frontier else None)
+        else:
+            files.remove_levels_after(self.path, -1)
+            files.remove_frontiers_except(self.path, None)
+        self.committed = self.resumed.depth if self.resumed is not None else None
+        self.last_commit = time.monotonic()
+
+    @property
+    def directory(self) -> str:
+        """The directory as a string, for Spark's tasks to write their parts into."""
+        return str(self.path)
+
+    def due(self) -> bool:
+        """Whether the level about to be searched should end with a checkpoint."""
+        return time.monotonic() - self.last_commit >= self.every
+
+    def journal(self, depth: int, part: int, fps, parents, codes) -> None:
+        """Save one shard's states found at `depth` (see `files.write_level_part`)."""
+        files.write_level_part(self.path, depth, part, fps, parents, codes)
+
+    def frontier(self, depth: int, part: int, fps, states) -> None:
+        """Save one shard's frontier at `depth` (see `files.write_frontier_part`)."""
+        files.write_frontier_part(self.path, depth, part, fps, states)
+
+    def snapshot(self, **fields) -> Snapshot:
+        """A manifest of this run: `fields` are the search's own (depth, counters, ...)."""
+        return Snapshot(identity=self.identity, stop_at_first=self.stop_at_first, max_depth=self.max_depth, **fields)
+
+    def commit(self, snapshot: Snapshot) -> None:
+        """Make `snapshot` the checkpoint (its journal, and its frontier if it has one, are
+        saved), then drop frontiers it no longer needs. Ctrl-C waits until this is done."""
+        with interruptions_deferred():
+            write_snapshot(self.path, snapshot)
+            files.remove_frontiers_except(self.path, snapshot.depth if snapshot.frontier else None)
+            files.remove_levels_after(self.path, snapshot.depth)
+        self.committed, self.last_commit = snapshot.depth, time.monotonic()
+
+    def commit_interrupted(self, snapshot: Snapshot | None, save_frontier: Callable[[], None]) -> None:
+        """On Ctrl-C or SIGTERM: save the last complete level's frontier (`save_frontier`) and
+        commit `snapshot`, holding further signals back meanwhile. A failure leaves the previous
+        checkpoint in place."""
+        if snapshot is None or snapshot.depth == self.committed:
+            return
+        with interruptions_deferred():
+            try:
+                if snapshot.frontier:
+                    save_frontier()
+                self.commit(snapshot)
+            except Exception:  # the previous checkpoint still stands; the interruption is what gets reported
+                files.remove_frontier(self.path, snapshot.depth)
+
+    def read_levels(self) -> list[files.LevelStates]:
+        """The journal of the resumed checkpoint, level by level."""
+        return [files.read_level(self.path, d, n) for d, n in enumerate(self.resumed.parts)]
+
+    def read_frontier(self, width: int | None):
+        """(fingerprints, states) of the resumed checkpoint's frontier."""
+        return files.read_frontier(self.path, self.resumed.depth, width)
