@@ -306,9 +306,8 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
         raise UserError(f"checkpoint {directory}: {exc}") from None
     saved = saver.resumed
     if saved is not None:
-        Console(stderr=True).print(f"resuming the checkpoint in {directory}: depth {saved.depth}, "
-                                   f"{saved.distinct:,} distinct states, {saved.seconds:,.1f} s of search so far",
-                                   highlight=False)
+        click.echo(f"resuming the checkpoint in {directory}: depth {saved.depth}, {saved.distinct:,} distinct states, "
+                   f"{saved.seconds:,.1f} s of search so far", err=True)
     return saver
 
 

@@ -65,7 +65,7 @@ def _restored_level(sc, model, partitions, saver):
                               f"{saver.resumed.distinct:,}")
     kernel = getattr(model, "kernel", None)
     if saver.resumed.frontier:
-        fps, frontier = saver.read_frontier(kernel.width if kernel is not None else None)
+        fps, frontier = saver.read_frontier(kernel.width if kernel is not None else None, levels[-1])
     else:
         fps = np.empty(0, np.int64)
         frontier = np.zeros((0, kernel.width), np.int8) if kernel is not None else []

@@ -206,6 +206,25 @@ def test_ctrl_c_stops_spark_and_leaves_no_jvm(tmp_path):
     assert _spark_jvms() - before == set()
 
 
+@pytest.mark.parametrize("signum, delay", [(signal.SIGINT, 0.5), (signal.SIGINT, 1.0), (signal.SIGINT, 1.5),
+                                           (signal.SIGINT, 2.0), (signal.SIGINT, 3.0), (signal.SIGTERM, 2.0)])
+def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum):
+    """Whether it lands during imports, the JVM's launch or the context's start, the run ends
+    with one line and its JVM goes with it."""
+    _java_or_skip()
+    before = _spark_jvms()
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue", "--engine", "spark",
+                             "--master", "local[2]", "--trace-dir", str(tmp_path)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    time.sleep(1)
+    assert _spark_jvms() - before == set()
+
+
 def _fetch_cases():
     """The known outcomes whose stories the KIPs tell (the others are configuration losses that
     the local-engine tests cover in every variant): each fails or holds the same on Spark."""

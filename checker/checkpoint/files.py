@@ -65,20 +65,23 @@ def _parts(directory: Path, kind: str, depth: int) -> list[Path]:
     return sorted((Path(directory) / kind / f"{depth:08d}").glob("part-*.npz"))
 
 
-def _load(path: Path) -> dict[str, np.ndarray]:
+def _name(path: Path) -> str:
+    """A part file as messages name it: relative to its checkpoint directory."""
+    return "/".join(path.parts[-3:])
+
+
+def _load(path: Path, kinds: dict[str, str]) -> dict[str, np.ndarray]:
+    """The arrays of a part file, checked to include `kinds` (name -> dtype kind) of one length."""
     try:
         with np.load(path, allow_pickle=False) as npz:
-            return {name: npz[name] for name in npz.files}
+            arrays = {name: npz[name] for name in npz.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise CheckpointError(f"{path} is damaged ({exc})") from None
-
-
-def _check(path: Path, arrays: dict, kinds: dict[str, str]) -> dict:
+        raise CheckpointError(f"{_name(path)} is damaged ({exc})") from None
     for name, kind in kinds.items():
         if name not in arrays or arrays[name].dtype.kind != kind:
-            raise CheckpointError(f"{path} is damaged (no {name} array of the right type)")
-    if len({len(arrays[name]) for name in kinds if name not in ("data",)}) > 1:
-        raise CheckpointError(f"{path} is damaged (its arrays differ in length)")
+            raise CheckpointError(f"{_name(path)} is damaged (no {name} array of the right type)")
+    if len({len(arrays[name]) for name in kinds if name != "data"}) > 1:
+        raise CheckpointError(f"{_name(path)} is damaged (its arrays differ in length)")
     return arrays
 
 
@@ -88,7 +91,7 @@ def read_level(directory, depth: int, parts: int) -> LevelStates:
     paths = _parts(directory, "levels", depth)
     if len(paths) != parts:
         raise CheckpointError(f"level {depth} has {len(paths)} of its {parts} part files")
-    loaded = [_check(p, _load(p), {"fps": "i", "parents": "i", "codes": "u"}) for p in paths]
+    loaded = [_load(p, {"fps": "i", "parents": "i", "codes": "u"}) for p in paths]
     return LevelStates(*(np.concatenate([a[name] for a in loaded]).astype(kind, copy=False)
                          for name, kind in (("fps", np.int64), ("parents", np.int64), ("codes", np.uint16))))
 
@@ -102,15 +105,15 @@ def read_frontier(directory, depth: int, width: int | None) -> tuple[np.ndarray,
     fps, states = [], []
     for path in paths:
         if width is not None:
-            arrays = _check(path, _load(path), {"fps": "i", "rows": "i"})
+            arrays = _load(path, {"fps": "i", "rows": "i"})
             if arrays["rows"].ndim != 2 or arrays["rows"].shape[1] != width:
-                raise CheckpointError(f"{path} is damaged (its rows are not {width} wide)")
+                raise CheckpointError(f"{_name(path)} is damaged (its rows are not {width} wide)")
             states.append(arrays["rows"].astype(np.int8, copy=False))
         else:
-            arrays = _check(path, _load(path), {"fps": "i", "lengths": "i", "data": "u"})
+            arrays = _load(path, {"fps": "i", "lengths": "i", "data": "u"})
             ends = np.cumsum(arrays["lengths"])
             if len(ends) and ends[-1] != len(arrays["data"]):
-                raise CheckpointError(f"{path} is damaged (its states do not fill its data)")
+                raise CheckpointError(f"{_name(path)} is damaged (its states do not fill its data)")
             data = arrays["data"].tobytes()
             states.extend(data[end - n:end] for end, n in zip(ends.tolist(), arrays["lengths"].tolist()))
         fps.append(arrays["fps"].astype(np.int64, copy=False))

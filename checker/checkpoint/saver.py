@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from ..interrupts import interruptions_deferred
 from . import files
 from .identity import CheckpointError, RunIdentity, difference
@@ -94,9 +96,22 @@ class Saver:
                 files.remove_frontier(self.path, snapshot.depth)
 
     def read_levels(self) -> list[files.LevelStates]:
-        """The journal of the resumed checkpoint, level by level."""
-        return [files.read_level(self.path, d, n) for d, n in enumerate(self.resumed.parts)]
+        """The journal of the resumed checkpoint, level by level; CheckpointError unless each
+        level's parents are states of the level before and the counts are the manifest's."""
+        levels = [files.read_level(self.path, d, n) for d, n in enumerate(self.resumed.parts)]
+        for depth, (level, stats) in enumerate(zip(levels, self.resumed.levels)):
+            if len(level.fps) != stats.new_states:
+                raise CheckpointError(f"level {depth} of its journal holds {len(level.fps):,} states, its manifest "
+                                      f"says {stats.new_states:,}")
+            parents = levels[depth - 1].fps if depth else level.fps
+            if not np.isin(level.parents, parents).all():
+                raise CheckpointError("its journal names a parent it does not hold")
+        return levels
 
-    def read_frontier(self, width: int | None):
-        """(fingerprints, states) of the resumed checkpoint's frontier."""
-        return files.read_frontier(self.path, self.resumed.depth, width)
+    def read_frontier(self, width: int | None, last: files.LevelStates):
+        """(fingerprints, states) of the resumed checkpoint's frontier; CheckpointError unless
+        they are the states of its `last` level."""
+        fps, states = files.read_frontier(self.path, self.resumed.depth, width)
+        if len(fps) != len(last.fps) or not np.isin(fps, last.fps).all():
+            raise CheckpointError(f"its frontier is not the states of its level {self.resumed.depth}")
+        return fps, states

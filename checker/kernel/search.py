@@ -250,7 +250,7 @@ class KernelSearch:
         self.front = np.zeros((0, kernel.width), np.int8)
         self.front_fps = previous.fps
         if saved.frontier:
-            fps, rows = self.saver.read_frontier(kernel.width)
+            fps, rows = self.saver.read_frontier(kernel.width, previous)
             self.front = rows[_positions(fps, previous.fps, "a frontier state")]
         self.depth, self.exhausted, self.offset = saved.depth, saved.exhausted, saved.seconds
         self.result.levels = list(saved.levels)
