@@ -52,6 +52,7 @@ def interruption_json(terminated: bool, reached=None, checked=(), checkpoint=Non
 try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
     with interruptions_deferred():
         import json
+        import traceback
         from contextlib import contextmanager
         from functools import partial
         from pathlib import Path
@@ -80,7 +81,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from traces.scenario import first_failure, load_scenario
         from traces.scenario import replay as run_replay
         from traces.render import FORMATS, PICTURES, render_file
-        from traces.store import TraceFileError, load_trace, save_trace
+        from traces.store import TraceFileError, load_trace, one_line, save_trace
         from traces.table import trace_table
 except KeyboardInterrupt as interruption:
     terminated = isinstance(interruption, Terminated)
@@ -95,9 +96,13 @@ def stdout_console() -> Console:
 
 
 class UserError(click.ClickException):
-    """Bad input: a one-line message on stderr and exit code 2."""
+    """Bad input: a one-line message on stderr and exit code 2 (a newline in a path or name it
+    quotes is escaped)."""
 
     exit_code = EXIT_USAGE
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message))
 
 
 class Interrupted(click.ClickException):
@@ -162,7 +167,11 @@ def engine_options(func):
 
 
 def spark_options(func):
-    """--engine, --master, --partitions and --work-dir."""
+    """--engine, --master, --partitions, --work-dir, and --progress."""
+    func = click.option("--progress", "progress_file", type=NonEmptyPath(dir_okay=False, path_type=Path),
+                        default=None, metavar="FILE",
+                        help="append each BFS level (states, frontier, rate, memory, projected end) to FILE as one "
+                             "JSON object per line, for dashboards")(func)
     func = click.option("--work-dir", default=None, metavar="PATH",
                         help="spark: checkpoint every level here (any path Spark reaches: local, hdfs://, s3a://); "
                              "default: executor-local checkpoints")(func)
@@ -187,13 +196,14 @@ def symmetry_for(models, invariants, asked: bool | None) -> bool:
 
 @contextmanager
 def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str, models=(),
-           symmetry: bool = False, checked=(), saver=None, as_json: bool = False):
+           symmetry: bool = False, checked=(), saver=None, as_json: bool = False, progress_file: Path | None = None):
     """Yield (explore, on_level): the engine's explore function (with `symmetry` and the
     checkpoint `saver` applied) and a progress callback. The first use of a model's compiled
     kernel on this machine shows as a compile step. An engine that cannot start, or a damaged
     checkpoint, is a one-line UserError; Ctrl-C is Interrupted (exit 130), saying how far the
     search got, which `checked` properties it had found violated, and where its checkpoint is
-    (also as a JSON object on stdout with `as_json`)."""
+    (also as a JSON object on stdout with `as_json`). Each level is appended to `progress_file`
+    as a JSON line, if one is given."""
     reached = []
 
     def recorded(on_level):
@@ -204,11 +214,16 @@ def search(engine: str, master: str, partitions: int | None, work_dir: str | Non
 
     try:
         with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
-                level_progress(f"{label} ({engine})") as on_level:
+                level_progress(f"{label} ({engine})", progress_file,
+                               saver.resumed.levels if saver is not None and saver.resumed else ()) as on_level:
             prepare_kernels(models)
             yield partial(explore, symmetry=symmetry, saver=saver), recorded(on_level)
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:
+        if exc.filename is None or progress_file is None or Path(exc.filename) != progress_file:
+            raise
+        raise UserError(f"cannot write progress file {progress_file}: {exc.strerror}") from None
     except CheckpointError as exc:
         raise UserError(f"checkpoint {saver.directory}: {exc}") from None
     except KeyboardInterrupt as exc:
@@ -268,18 +283,26 @@ def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]
 class ReplcheckGroup(click.Group):
     """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
     writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
-    and SIGTERM handled the same way (exit 143)."""
+    and SIGTERM handled the same way (exit 143). With --debug, the traceback behind a one-line
+    error is printed before it."""
 
     def invoke(self, ctx):
         try:
-            with sigterm_raises():
-                return super().invoke(ctx)
-        except KeyboardInterrupt as exc:
-            raise Interrupted(isinstance(exc, Terminated)) from None
+            try:
+                with sigterm_raises():
+                    return super().invoke(ctx)
+            except KeyboardInterrupt as exc:
+                raise Interrupted(isinstance(exc, Terminated)) from None
+        except click.ClickException as exc:
+            cause = exc.__cause__ or exc.__context__
+            if ctx.params.get("debug") and cause is not None:
+                traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
+            raise
 
 
 @click.group(cls=ReplcheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
-def main():
+@click.option("--debug", is_flag=True, help="print the Python traceback behind an error message")
+def main(debug):
     """replcheck: a model checker for Kafka's partition replication protocols."""
 
 
@@ -326,7 +349,7 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 @checkpoint_options
 @engine_options
 def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
-          checkpoint_every, engine, master, partitions, work_dir, symmetry, **bounds):
+          checkpoint_every, engine, master, partitions, work_dir, progress_file, symmetry, **bounds):
     """Explore every reachable state of a model and check its invariants.
 
     Exits 0 when every invariant holds, 1 when one is violated, 2 when a counterexample could
@@ -341,7 +364,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir)
+              engine, master, partitions, work_dir, progress_file)
 
 
 @main.command()
@@ -354,7 +377,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 @click.option("--checkpoint-every", type=click.FloatRange(min=0), default=60.0, show_default=True,
               metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
 @spark_options
-def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir):
+def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir,
+           progress_file):
     """Continue a search from the checkpoint in DIRECTORY (written by `check --checkpoint-dir`
     on either engine, at any partition count) to the result an uninterrupted run gives. The
     model, bounds, invariants and symmetry are the checkpoint's; a checkpoint of a run that
@@ -377,19 +401,19 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
     depth = saved.max_depth if max_depth is None else max_depth
     saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
     run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir)
+              engine, master, partitions, work_dir, progress_file)
 
 
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str, partitions: int | None,
-              work_dir: str | None) -> None:
+              work_dir: str | None, progress_file: Path | None) -> None:
     """Search `model` for violations of `invariants`, print the result, save its traces, and
     exit 0 (every invariant holds), 1 (one is violated, or the search was cut short) or 2 (a
     trace could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
     checked = [i.name for i in invariants]
-    with search(engine, master, partitions, work_dir, label, [model], symmetric, checked, saver, as_json) as \
-            (explore, on_level):
+    with search(engine, master, partitions, work_dir, label, [model], symmetric, checked, saver, as_json,
+                progress_file) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
 
     trace_files, unsaved = {}, None
@@ -422,7 +446,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, symmetry, **bounds):
+            partitions, work_dir, progress_file, symmetry, **bounds):
     """Compare protocol variants side by side: every invariant under every variant, explored to
     the end under the same bounds. Exits 0 once the comparison is made, whatever the verdicts."""
     kind = MODELS.get(model_name)
@@ -443,7 +467,8 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     make_dir(trace_dir)
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)
-    with search(engine, master, partitions, work_dir, model_name, models.values(), symmetric) as (explore, on_level):
+    with search(engine, master, partitions, work_dir, model_name, models.values(), symmetric,
+                progress_file=progress_file) as (explore, on_level):
         results = compare_variants(explore, models, invariants, on_level)
 
     trace_files, pictures = {}, {}
@@ -488,11 +513,15 @@ def parse_values(param, text: str) -> list:
         if not words or any(w not in flags for w in words):
             raise UserError(f"--{param.name} takes on, off or both, got {text!r}")
         return [v for w in words for v in flags[w]]
+    if not words:
+        raise UserError(f"--{param.name} names no value, got {text!r}")
     try:
         values = [int(w) for w in words] if param.kind == "int" else words
-        return [param.check(v) for v in values] if values else [param.check(None)]
-    except (ValueError, ModelError) as exc:
-        raise UserError(f"--{param.name}: {exc}") from None
+        return [param.check(v) for v in values]
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError:
+        raise UserError(f"--{param.name} takes whole numbers, got {text!r}") from None
 
 
 @main.command(name="sweep")
@@ -504,7 +533,7 @@ def parse_values(param, text: str) -> list:
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-                  partitions, work_dir, symmetry, **settings):
+                  partitions, work_dir, progress_file, symmetry, **settings):
     """Check every combination of the given settings: which configurations can lose
     acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
     kind = MODELS.get(model_name)
@@ -530,7 +559,8 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
     symmetric = symmetry_for(models, invariants, symmetry)
-    with search(engine, master, partitions, work_dir, f"{model_name} sweep", models, symmetric) as (explore, on_level):
+    with search(engine, master, partitions, work_dir, f"{model_name} sweep", models, symmetric,
+                progress_file=progress_file) as (explore, on_level):
         runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):

@@ -23,6 +23,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from checker.atomic_file import write_atomically
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
 README = ROOT / "README.md"
@@ -163,14 +165,6 @@ def markdown(document: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `path` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 @click.command()
 @click.option("--only", default=None, help="run only the cases whose name contains this text")
 @click.option("--readme", is_flag=True, help="rewrite the README's performance section from the results file")
@@ -184,6 +178,7 @@ def main(only, readme):
         order = [c.name for c in CASES]
         document["results"] = dict(sorted(document["results"].items(),
                                           key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(RESULTS, json.dumps(document, indent=2) + "\n")
     Console(stderr=True, width=200).print(table(document["results"]))
     print(json.dumps(document, indent=2))

@@ -1,16 +1,26 @@
-"""A live progress line for long explorations (level, distinct states, frontier, states/s).
+"""Live progress of long explorations: a line on the terminal, and JSON lines for dashboards.
 
+After each BFS level the line shows the depth, distinct states, frontier, rate and memory, and
+the projected end of the search (`checker.forecast`): total states, time left, peak memory.
 It draws on stderr and only when stderr is a terminal, so `--json` output and logs stay clean.
+With a progress file, each level is also appended to it as one JSON object per line.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Sequence
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from .forecast import forecast
 from .interrupts import interruptions_deferred
+from .memory import resident_bytes
 from .result import LevelStats
 
 
@@ -39,18 +49,62 @@ def prepare_kernels(models) -> None:
             warm_up(kernel, model.initial_states()[0])
 
 
+def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:
+    """One level as the progress file writes it (`ahead`: its Forecast, or None)."""
+    return {"event": "level", "depth": stats.depth, "distinct_states": stats.distinct_total, "frontier": frontier,
+            "generated": stats.generated, "seconds": round(stats.seconds_total, 3),
+            "states_per_second": round(stats.distinct_total / stats.seconds_total) if stats.seconds_total > 0 else None,
+            "rss_bytes": rss, "violated": list(stats.violated), "forecast": ahead.to_json() if ahead else None,
+            "time": round(time.time(), 3)}
+
+
+def level_line(label: str, stats: LevelStats, frontier: int, rss: int, ahead) -> str:
+    """The terminal's progress line for a level."""
+    rate = stats.distinct_total / stats.seconds_total if stats.seconds_total > 0 else 0.0
+    line = (f"{label}  depth {stats.depth}  {stats.distinct_total:,} states  frontier {frontier:,}  "
+            f"{rate:,.0f} states/s  {rss / 2**30:.1f} GiB")
+    if ahead is not None:
+        line += f"  | projected: {ahead.total_states:,} states, {_duration(ahead.remaining_seconds)} left"
+        if ahead.peak_bytes is not None:
+            line += f", peak {ahead.peak_bytes / 2**30:.1f} GiB"
+    return line
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 @contextmanager
-def level_progress(label: str):
-    """Yield an `on_level(stats, frontier)` callback that updates a progress line."""
+def level_progress(label: str, progress_file: Path | None = None, history: Sequence[LevelStats] = ()):
+    """Yield an `on_level(stats, frontier)` callback that updates the progress line and appends
+    each level to `progress_file` (JSON lines; created or extended). `history`: levels a
+    resumed search had already explored, so the projection starts from all of them."""
     console = Console(stderr=True)
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
-    with progress:
-        task = progress.add_task(label)
+    levels, samples = list(history), [None] * len(history)  # resident bytes after each level, where measured
+    sink = os.open(progress_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if progress_file else None
+    try:
+        with progress:
+            task = progress.add_task(label)
 
-        def on_level(stats: LevelStats, frontier: int) -> None:
-            rate = stats.distinct_total / stats.seconds_total if stats.seconds_total > 0 else 0.0
-            progress.update(task, description=(f"{label}  level {stats.depth}  distinct {stats.distinct_total:,}  "
-                                               f"frontier {frontier:,}  {rate:,.0f} states/s"))
+            def on_level(stats: LevelStats, frontier: int) -> None:
+                while levels and levels[-1].depth >= stats.depth:  # a resumed search restates its last level;
+                    levels.pop()                                   # compare and sweep start new searches
+                    samples.pop()
+                rss = resident_bytes()
+                levels.append(stats)
+                samples.append(rss)
+                ahead = forecast(levels, [s for s in samples if s is not None])
+                progress.update(task, description=level_line(label, stats, frontier, rss, ahead))
+                if sink is not None:
+                    os.write(sink, (json.dumps(level_record(stats, frontier, rss, ahead)) + "\n").encode())
 
-        yield on_level
+            yield on_level
+    finally:
+        if sink is not None:
+            os.close(sink)

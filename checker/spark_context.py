@@ -87,6 +87,7 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
 @contextmanager
 def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home: Path, log_dir: Path):
     """The body of `spark_context`, logging to `log_dir` and starting the JVM of `java_home`."""
+    from py4j.protocol import Py4JError
     from pyspark import SparkContext
     from pyspark.java_gateway import launch_gateway
 
@@ -118,6 +119,13 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
         _quiet_accumulator_server(sc)
         try:
             yield sc
+        except Py4JError as exc:  # the context stopped under the search (a master that went away, a failed job)
+            reason = _reason(exc)
+            if "stopped SparkContext" in reason:  # the cause is in the log: "All masters are unresponsive!", ...
+                reason = _last_logged_error(log_dir / "spark.log") or reason
+            _shutdown(sc, gateway)
+            raise EngineUnavailable(f"Spark failed during the search on master {master!r}: {reason} "
+                                    f"(see {log_dir / 'spark.log'})") from exc
         except KeyboardInterrupt:
             # py4j drops the connection whose call was interrupted; a fresh one cancels the
             # jobs and stops the context (which also closes the accumulator server), then the
@@ -178,6 +186,15 @@ def _reason(exc: Exception) -> str:
 
     text = str(exc.java_exception.toString()) if isinstance(exc, Py4JJavaError) else str(exc)
     return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def _last_logged_error(log: Path) -> str | None:
+    """The message of the last ERROR record in Spark's log, if any."""
+    try:
+        lines = [line for line in log.read_text(errors="replace").splitlines() if " ERROR " in line]
+    except OSError:
+        return None
+    return lines[-1].split(" ERROR ", 1)[1].strip() if lines else None
 
 
 def _main_thread() -> bool:

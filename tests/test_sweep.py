@@ -65,7 +65,7 @@ def test_markdown_and_bad_settings():
     result = run_cli("sweep", "--acks", "1", "--engine", "local", "--markdown")
     assert result.exit_code == 0
     assert result.stdout.splitlines()[2].startswith("| acks=1 | violated".replace("violated", "lost in"))
-    for args, message in [(("--acks", "2"), "--acks: --acks must be one of 0, 1, all"),
+    for args, message in [(("--acks", "2"), "Error: --acks must be one of 0, 1, all"),
                           (("--unclean-leader-election", "maybe"), "takes on, off or both"),
                           (("--min-insync-replicas", "3"), "cannot exceed --replicas"),
                           (("--rms", "3"), "--rms does not apply to model fetch")]:

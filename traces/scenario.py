@@ -16,11 +16,13 @@ from typing import Any
 from checker.invariant import StepProperty
 from invariants.registry import select
 from model.params import ModelError
-from model.registry import build_model
 
-from .store import TraceFileError, read_json_file
+from .store import TraceFileError, check_step_count, model_from_file, read_json_file
 
 FORMAT = "replcheck-scenario/1"
+
+MAX_DIGITS = 9
+"""The most digits a step's argument may have: replica ids and epochs are small numbers."""
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,20 @@ class Scenario:
 def parse_step(text: str) -> tuple:
     """'BecomeFollower r2 r1 e0' -> ('BecomeFollower', 1, 0, 0): replicas rN become N-1, epochs eN
     become N, bare numbers stay numbers."""
-    kind, *args = text.split()
-    values = []
-    for arg in args:
-        if arg[0] in "re" and arg[1:].isdigit():
-            values.append(int(arg[1:]) - 1 if arg[0] == "r" else int(arg[1:]))
-        elif arg.isdigit():
-            values.append(int(arg))
-        else:
-            raise ValueError(f"cannot read argument {arg!r} in step {text!r} (use r1, e0 or a number)")
-    return (kind, *values)
+    words = text.split()
+    if not words:
+        raise ValueError(f"step {text!r} names no action")
+    kind, *args = words
+    return (kind, *(_argument(arg, text) for arg in args))
+
+
+def _argument(arg: str, step: str) -> int:
+    """One argument of `step`: rN -> N-1, eN -> N, a bare number as it is (at most MAX_DIGITS
+    decimal digits); ValueError otherwise."""
+    prefix, digits = (arg[0], arg[1:]) if arg[0] in "re" else ("", arg)
+    if not (digits.isdecimal() and len(digits) <= MAX_DIGITS):
+        raise ValueError(f"cannot read argument {arg!r} in step {step!r} (use r1, e0 or a number)")
+    return int(digits) - 1 if prefix == "r" else int(digits)
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -61,8 +67,8 @@ def load_scenario(path: Path) -> Scenario:
     try:
         _check_shape(doc)
         invariants = select(doc["model"], doc.get("invariants", []))
-        model = build_model(doc["model"], doc.get("variant"), ghost=any(i.needs_ghost for i in invariants),
-                            **doc.get("bounds", {}))
+        model = model_from_file(doc["model"], doc.get("variant"), any(i.needs_ghost for i in invariants),
+                                doc.get("bounds", {}))
         steps = [(parse_step(s if isinstance(s, str) else s["step"]), "" if isinstance(s, str) else s.get("note", ""))
                  for s in doc["steps"]]
         expect = doc.get("expect", {})
@@ -92,6 +98,7 @@ def _check_shape(doc: dict) -> None:
     steps = doc.get("steps")
     if not isinstance(steps, list):
         wrong("steps", "a list")
+    check_step_count(len(steps), "the scenario")
     for number, step in enumerate(steps, 1):
         if not (isinstance(step, str) or (isinstance(step, dict) and isinstance(step.get("step"), str)
                                           and isinstance(step.get("note", ""), str))):

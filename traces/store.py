@@ -11,26 +11,45 @@ model is refused.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from invariants.registry import invariants_for
 from model.params import ModelError
-from model.registry import build_model
+from model.registry import MODELS, build_model
+
+from checker.atomic_file import write_atomically
 
 from .replay import ReplayError, verify_trace
 from .trace import Step, Trace
 
 FORMAT = "replcheck-trace/1"
 
+MAX_STEPS = 10_000
+"""The most steps a trace or scenario file may have: far above any counterexample a search
+reports, and low enough that checking one (a replay through the model) takes seconds."""
+
+MAX_STATE_NUMBER = 2**16
+"""The largest magnitude of a number in a saved state. States hold replica ids, epochs, offsets
+and counts bounded by the model's parameters (a few dozen at most); a model may turn a replica id
+into a bit mask (`1 << id`), so a huge one would take unbounded memory and time to decode."""
+
 
 class TraceFileError(ValueError):
-    """A trace file cannot be read or is not a valid replcheck trace; the message is one line."""
+    """A trace file cannot be read or is not a valid replcheck trace; the message is one line
+    (a newline or other control character quoted from the file or its path is escaped)."""
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message))
+
+
+def one_line(text: str) -> str:
+    """`text` with every unprintable character (newline, carriage return, escape, other control
+    and separator characters) written as its Python escape, so it prints as one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def trace_to_json(trace: Trace, model) -> dict[str, Any]:
@@ -46,34 +65,6 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
             "initial": model.state_to_json(trace.initial), "steps": steps}
 
 
-def write_atomically(path: Path, content: str | bytes) -> None:
-    """Write `content` to `path` through a temporary file in the same directory and a rename,
-    so the file is either the old one or the complete new one, never half-written. Only a
-    regular file is ever replaced: a device, FIFO, symlink or directory at `path` is an OSError."""
-    path = Path(path)
-    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-        raise OSError(errno.EEXIST, "it exists and is not a regular file, so it is not replaced")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (mkstemp creates files 0600; a saved file should get the usual mode)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def save_trace(trace: Trace, model, path: Path) -> None:
     """Save the trace to `path` atomically."""
     write_atomically(path, json.dumps(trace_to_json(trace, model), indent=1) + "\n")
@@ -84,6 +75,45 @@ def _field(doc: dict, key: str, kind: type | tuple, what: str) -> Any:
     if not isinstance(value, kind):
         raise TraceFileError(f"{what}: field {key!r} is missing or of the wrong type")
     return value
+
+
+def check_step_count(count: int, what: str) -> None:
+    """TraceFileError when a `what` (trace, scenario) of `count` steps is longer than MAX_STEPS."""
+    if count > MAX_STEPS:
+        raise TraceFileError(f"{what} has {count:,} steps, more than the {MAX_STEPS:,} a trace or scenario file "
+                             "may have")
+
+
+def model_from_file(name: str, variant: Any, ghost: bool, bounds: dict):
+    """build_model for the model, variant and bounds a trace or scenario file names; ModelError
+    (one line) when it cannot be built, a variant that is not a name or a bounds key that is no
+    parameter of the model included (`ghost` or `variant` there would otherwise clash with
+    build_model's own arguments)."""
+    if variant is not None and not isinstance(variant, str):
+        raise ModelError(f"the variant must be a name or null, got {variant!r}")
+    kind = MODELS.get(name)
+    if kind is not None:
+        known = {p.key for p in kind.params}
+        unknown = [key for key in bounds if key not in known]
+        if unknown:
+            raise ModelError(f"bounds name {unknown[0]!r}, which is no parameter of model {name} "
+                             f"(its parameters: {', '.join(sorted(known)) or 'none'})")
+    return build_model(name, variant, ghost=ghost, **bounds)
+
+
+def _state(model, data: Any, where: str):
+    """The state `data` decoded by the model, once every number in it is within
+    MAX_STATE_NUMBER; ValueError naming `where` otherwise."""
+    pending = [data]
+    while pending:  # a loop, not recursion: the JSON may be nested nearly as deep as Python recurses
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, int) and abs(item) > MAX_STATE_NUMBER:
+            raise ValueError(f"{where} holds a number out of range (beyond ±{MAX_STATE_NUMBER:,})")
+    return model.state_from_json(data)
 
 
 def trace_from_json(doc: Any, what: str = "trace"):
@@ -97,14 +127,15 @@ def trace_from_json(doc: Any, what: str = "trace"):
     bounds = _field(doc, "bounds", dict, what)
     invariant = _field(doc, "invariant", str, what)
     raw_steps = _field(doc, "steps", list, what)
+    check_step_count(len(raw_steps), what)
     try:
-        model = build_model(name, variant, ghost=doc.get("ghost") is True, **bounds)
-    except (ModelError, TypeError) as exc:
+        model = model_from_file(name, variant, doc.get("ghost") is True, bounds)
+    except ModelError as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     if invariant not in invariants_for(name):
         raise TraceFileError(f"{what}: model {name} has no invariant {invariant!r}")
     try:
-        initial = model.state_from_json(doc.get("initial"))
+        initial = _state(model, doc.get("initial"), "the initial state")
         steps = []
         for i, raw in enumerate(raw_steps, 1):
             if not isinstance(raw, dict):
@@ -113,7 +144,7 @@ def trace_from_json(doc: Any, what: str = "trace"):
             if not (isinstance(action, list) and action and isinstance(action[0], str)
                     and all(isinstance(a, int) and not isinstance(a, bool) for a in action[1:])):
                 raise ValueError(f"step {i}: action must be [name, int, ...]")
-            steps.append(Step(tuple(action), model.state_from_json(raw.get("state"))))
+            steps.append(Step(tuple(action), _state(model, raw.get("state"), f"the state after step {i}")))
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     trace = Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps))
