@@ -132,6 +132,7 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             # JVM is ended whatever happened.
             try:
                 sc.cancelAllJobs()
+                _remove_lineage_checkpoints(sc)
                 sc.stop()
             except Exception:  # the JVM may already be unreachable; it is ended below
                 pass

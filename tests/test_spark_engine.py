@@ -259,3 +259,20 @@ def test_a_completed_run_leaves_no_level_checkpoints_in_the_work_dir(tmp_path):
     assert run.returncode in (0, 1), run.stderr
     assert json.loads(run.stdout)["complete"] is True
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
+
+
+def test_an_interrupted_run_leaves_no_level_checkpoints_in_the_work_dir(tmp_path):
+    """Nothing reads the lineage checkpoints after the run: a run stopped by Ctrl-C removes
+    them too (24 MB were left)."""
+    _java_or_skip()
+    work = tmp_path / "work"
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--engine", "spark", "--master", "local[2]",
+                             "--variant", "kip101", "--continue", "--work-dir", str(work)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not any(work.rglob("rdd-*")) and time.time() < deadline:  # a level has been checkpointed
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))

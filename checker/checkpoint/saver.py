@@ -26,7 +26,7 @@ class Saver:
 
     def __init__(self, directory, identity: RunIdentity, every: float, *, stop_at_first: bool,
                  max_depth: int | None):
-        self.path = Path(directory)
+        self.path = Path(directory).absolute()  # Spark's executors need not share the driver's working directory
         self.identity, self.every = identity, every
         self.stop_at_first, self.max_depth = stop_at_first, max_depth
         if os.path.lexists(self.path) and not self.path.is_dir():
