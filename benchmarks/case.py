@@ -5,7 +5,8 @@
 
 Prints one JSON object: distinct and generated states, depth, seconds spent loading or
 compiling the kernel, search seconds, generated states per second, peak RSS and peak RSS per
-distinct state (whole process, and the growth during the search).
+distinct state (whole process, and the growth during the search), and how far the progress
+line's projection (`checker.forecast`) was off at one third of the levels.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import json
 import time
 
 import click
+
+from checker.forecast import MIN_LEVELS, forecast
+from checker.memory import resident_bytes
 
 from .common import peak_rss_bytes
 
@@ -54,9 +58,11 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
     if compile_only:
         print(json.dumps({"import_seconds": round(imported - started, 3), "kernel_seconds": round(compiled - imported, 3)}))
         return
+    samples = []
     with engine_session(engine, master=master, partitions=partitions) as explore:
         before = peak_rss_bytes()
-        result = explore(model, invariants, stop_at_first=False, symmetry=symmetry)
+        result = explore(model, invariants, stop_at_first=False, symmetry=symmetry,
+                         on_level=lambda stats, frontier: samples.append(resident_bytes()))
         rss = peak_rss_bytes()
     verdicts = {name: result.verdict(name) for name in result.invariants}
     print(json.dumps({
@@ -72,7 +78,23 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
         "peak_rss_mb": round(rss / 2**20, 1),
         "peak_rss_bytes_per_state": round(rss / result.distinct_states, 1),
         "search_rss_bytes_per_state": round((rss - before) / result.distinct_states, 1),
+        "forecast_at_one_third": forecast_error(result, samples),
     }))
+
+
+def forecast_error(result, samples: list[int]) -> dict | None:
+    """The projection the progress line showed after the first third of the levels, against
+    what the search then did: states, seconds left and peak memory (the process tree's resident
+    bytes after each level), each as projected / actual."""
+    seen = max(MIN_LEVELS, round(len(result.levels) / 3))
+    ahead = forecast(result.levels[:seen], samples[:seen])
+    if ahead is None:
+        return None
+    left = result.levels[-1].seconds_total - result.levels[seen - 1].seconds_total
+    return {"levels_seen": seen, "levels": len(result.levels),
+            "states_ratio": round(ahead.total_states / result.distinct_states, 3),
+            "seconds_left_ratio": round(ahead.remaining_seconds / left, 3) if left > 0 else None,
+            "peak_memory_ratio": round(ahead.peak_bytes / max(samples), 3) if ahead.peak_bytes else None}
 
 
 if __name__ == "__main__":

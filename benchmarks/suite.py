@@ -145,6 +145,15 @@ def label(figures: dict) -> str:
             f"{', symmetry' if figures['symmetry'] else ''}{extra}")
 
 
+def projected(figures: dict) -> str:
+    """The projection's error at a third of the levels, as 'states / time left / peak memory'."""
+    ahead = figures.get("forecast_at_one_third")
+    if not ahead:
+        return "-"
+    return " / ".join("-" if ahead.get(k) is None else f"{ahead[k]:.2f}"
+                      for k in ("states_ratio", "seconds_left_ratio", "peak_memory_ratio"))
+
+
 def markdown(document: dict) -> str:
     """The README's performance section, from a results document."""
     lines = [f"Measured by `python -m benchmarks` on {document['machine']} ({document['date']}). Each",
@@ -152,16 +161,18 @@ def markdown(document: dict) -> str:
              "fetch: default configuration, every invariant with ghost state); compile is the kernel's",
              "one-time compile on an empty cache, then its load from the cache; wall includes Python start-up.",
              "Peak RSS is the whole process (for Spark, the driver only). `x TLC` divides TLC's time on the",
-             "same bounds and symmetry setting (one worker, this machine type) by ours, where known.", "",
+             "same bounds and symmetry setting (one worker, this machine type) by ours, where known.",
+             "`projected at 1/3` is the progress line's projection after a third of the levels, divided by",
+             "what happened: total states / search time left / peak memory (1.00 is exact).", "",
              "| case | distinct states | generated | compile cold / warm (s) | search (s) | wall (s) | generated/s "
-             "| peak RSS B/state | x TLC wall / search |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| peak RSS B/state | x TLC wall / search | projected at 1/3 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in document["results"].items():
         tlc = f"{f['x_tlc_wall']} / {f['x_tlc_search']}" if f.get("x_tlc_wall") else "-"
         cold = f"{f['kernel_seconds_cold']:.1f} / " if f.get("kernel_seconds_cold") else ""
         lines.append(f"| {label(f)} | {f['distinct_states']:,} | {f['generated_states']:,} | {cold}{f['kernel_seconds']:.2f} "
                      f"| {f['search_seconds']:.2f} | {f['wall_seconds']:.2f} | {f['generated_per_second']:,} "
-                     f"| {f['peak_rss_bytes_per_state']:,.0f} | {tlc} |")
+                     f"| {f['peak_rss_bytes_per_state']:,.0f} | {tlc} | {projected(f)} |")
     return "\n".join(lines) + "\n"
 
 
