@@ -322,6 +322,8 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
     continues a saved checkpoint; UserError when the directory cannot serve."""
     if directory is None:
         return None
+    if getattr(model, "kernel", None) is None:
+        raise UserError(f"--checkpoint-dir needs a model with a compiled kernel (spec, fetch), and {model.name} has none")
     try:
         saver = Saver(directory, RunIdentity.of(model, invariants, symmetric), every, stop_at_first=stop_at_first,
                       max_depth=max_depth)

@@ -293,6 +293,10 @@ def test_checkpoints_need_a_compiled_kernel(tmp_path):
     model = build_model("two-phase")
     with pytest.raises(CheckpointError, match="compiled kernel"):
         explore(model, select("two-phase", ()), saver=_saver(tmp_path, model, select("two-phase", ()), False))
+    result = run_cli("check", "--engine", "local", "--model", "two-phase", "--checkpoint-dir", str(tmp_path / "c"))
+    assert result.exit_code == 2 and not (tmp_path / "c").exists()
+    assert result.stderr == ("Error: --checkpoint-dir needs a model with a compiled kernel (spec, fetch), and "
+                             "two-phase has none\n")
 
 
 def test_files_written_after_the_last_checkpoint_are_dropped_on_resume(saved):
