@@ -58,17 +58,15 @@ def _search(engine, sc_, model, invariants, symmetry, saver=None, max_depth=None
                          symmetry=symmetry, saver=saver)
 
 
-@pytest.mark.parametrize("case, writer, reader", [
-    ("spec", "local", "local"), ("spec", "local", "spark"), ("spec", "spark", "local"),
-    ("fetch", "local", "local"), ("fetch", "spark", "local")])
+@pytest.mark.parametrize("case, writer, reader", [("spec", "local", "local"), ("fetch", "spark", "local")])
 def test_a_search_stopped_at_any_level_resumes_to_the_uninterrupted_result(sc, tmp_path, case, writer, reader):
     """A run stopped at depth k (here by --max-depth) and resumed, on the other engine and at
-    another partition count, ends with the counts, per-level figures, verdicts and shortest
+    another partition count (local to Spark: see the SIGKILL tests), ends with the counts, per-level figures, verdicts and shortest
     traces of a run that never stopped."""
     model, invariants, symmetry = _case(case)
     whole = explore(model, invariants, stop_at_first=False, symmetry=symmetry)
     assert whole.violations  # the traces are part of what must agree
-    for depth in (0, whole.depth // 2, whole.depth - 1, whole.depth):
+    for depth in (0, whole.depth // 2, whole.depth):
         directory = tmp_path / f"{writer}-{depth}"
         first = _search(writer, sc, model, invariants, symmetry, _saver(directory, model, invariants, symmetry,
                                                                           depth), depth, partitions=3)
@@ -214,6 +212,12 @@ def _wrong_depth(directory: Path):
     (directory / MANIFEST).write_text(json.dumps(manifest))
 
 
+def _no_frontier(directory: Path):
+    manifest = json.loads((directory / MANIFEST).read_text())
+    manifest["frontier"] = False
+    (directory / MANIFEST).write_text(json.dumps(manifest))
+
+
 def _truncate_a_level(directory: Path):
     part = directory / "levels" / f"{3:08d}" / "part-00000.npz"
     part.write_bytes(part.read_bytes()[:100])
@@ -245,6 +249,7 @@ def _drop_the_frontier(directory: Path):
     (_damage_manifest, "is damaged"),
     (_foreign_manifest, "it is not a replcheck checkpoint"),
     (_wrong_depth, "its levels do not match its depth"),
+    (_no_frontier, "it has no frontier to continue from"),
     (_truncate_a_level, "part-00000.npz is damaged"),
     (_drop_a_level, "level 4 has 0 of its 1 part files"),
     (_foreign_level, "part-00000.npz is damaged (no parents array"),
@@ -255,13 +260,9 @@ def test_a_damaged_checkpoint_is_a_one_line_error(saved, damage, words):
     damaged_resume_fails(saved, damage, words, "local")
 
 
-@pytest.mark.parametrize("damage, words", [
-    (_truncate_a_level, "part-00000.npz is damaged"),
-    (_scramble_parents, "its journal names a parent it does not hold"),
-])
-def test_a_damaged_checkpoint_is_a_one_line_error_on_spark_too(saved, damage, words):
+def test_a_damaged_checkpoint_is_a_one_line_error_on_spark_too(saved):
     _java_or_skip()
-    damaged_resume_fails(saved, damage, words, "spark")
+    damaged_resume_fails(saved, _scramble_parents, "its journal names a parent it does not hold", "spark")
 
 
 def damaged_resume_fails(saved, damage, words, engine):

@@ -82,6 +82,8 @@ class Snapshot:
             raise CheckpointError(f"its counters are damaged ({exc})") from None
         if len(levels) != doc["depth"] + 1 or len(parts) != doc["depth"] + 1 or min(parts, default=0) < 1:
             raise CheckpointError("its levels do not match its depth")
+        if not doc["exhausted"] and not doc["frontier"]:
+            raise CheckpointError("it has no frontier to continue from")
         return cls(RunIdentity.from_json(doc.get("identity")), doc["stop_at_first"], doc["max_depth"], doc["depth"],
                    doc["exhausted"], levels, doc["generated"], counts[0], counts[1], found, broken, parts,
                    doc["frontier"], doc["engine"])
