@@ -241,7 +241,7 @@ class KernelSearch:
             if previous is None:
                 parents = np.full(len(level.fps), NO_PARENT)
             else:
-                parents = self.base + _positions(previous.fps, level.parents, "a parent")
+                parents = self.base + _positions(previous.fps, level.parents)
                 self.base += len(previous.fps)
             self.discovered.add_level(self.base, parents, level.codes)
             previous = level
@@ -251,7 +251,7 @@ class KernelSearch:
         self.front_fps = previous.fps
         if saved.frontier:
             fps, rows = self.saver.read_frontier(kernel.width, previous)
-            self.front = rows[_positions(fps, previous.fps, "a frontier state")]
+            self.front = rows[_positions(fps, previous.fps)]
         self.depth, self.exhausted, self.offset = saved.depth, saved.exhausted, saved.seconds
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated
@@ -291,13 +291,11 @@ class KernelSearch:
         return result
 
 
-def _positions(keys: np.ndarray, wanted: np.ndarray, what: str) -> np.ndarray:
-    """Where each of `wanted` is in `keys` (distinct fingerprints); CheckpointError if one is not."""
+def _positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of `wanted` is in `keys` (distinct fingerprints; every one of `wanted` is
+    there, which `Saver` checked when it read the journal)."""
     order = np.argsort(keys, kind="stable")
-    at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
-    if len(wanted) and (len(keys) == 0 or np.any(keys[order[at]] != wanted)):
-        raise CheckpointError(f"its journal names {what} it does not hold")
-    return order[at]
+    return order[np.searchsorted(keys[order], wanted)]
 
 
 def _index_of(levels, fp: int) -> int:
