@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import re
+import signal
 import subprocess
 import sys
 import time
