@@ -1,4 +1,4 @@
-"""The published stories (S0-S6, described in docs/models/fetch.md) as guided replays shipped
+"""The published stories (S0-S7, described in docs/models/fetch.md) as guided replays shipped
 in scenarios/, and the explorer finding each failure on its own."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ FILES = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.json"
 
 
 def test_every_published_story_is_shipped():
-    assert {re.match(r"S(\d)", f.name).group(1) for f in FILES} == set("0123456")
+    assert {re.match(r"S(\d)", f.name).group(1) for f in FILES} == set("01234567")
     for f in FILES:
         assert json.loads(f.read_text())["source"], f"{f.name} must name its source"
 
@@ -28,7 +28,10 @@ def test_story_unfolds_as_published(path):
     assert result.exit_code == 0, result.stdout[-2000:]
 
 
-EXPLORED = [f for f in FILES if json.loads(f.read_text())["expect"].get("violated")]
+EXPLORED = [f for f in FILES if json.loads(f.read_text())["expect"].get("violated")
+            and json.loads(f.read_text())["bounds"].get("replicas", 3) <= 3]
+"""The stories with a failure, small enough to explore in a test. (Raft's Figure 8 is told with the
+paper's five replicas; tests/test_majority.py finds its shape at three.)"""
 
 
 @pytest.mark.parametrize("path", EXPLORED, ids=[f.stem for f in EXPLORED])

@@ -16,6 +16,9 @@ PARAMS = (
     Param("min-insync-replicas", 2, 1, 5, "min.insync.replicas: acks=all needs an ISR at least this large"),
     flag_param("unclean-leader-election", False, "elect a live replica outside the ISR when no ISR member is alive"),
     choice_param("flush", "sync", ("sync", "async"), "sync: every append is on disk; async: only after a Flush step"),
+    choice_param("quorum", "isr", ("isr", "majority", "majority-naive"),
+                 "isr: Kafka's ISR and controller; majority: Raft/KRaft votes and majority commit; majority-naive: "
+                 "majority commit without Raft's own-epoch rule"),
 )
 
 
@@ -31,3 +34,4 @@ class FetchConfig(NamedTuple):
     min_insync_replicas: int
     unclean_leader_election: bool
     flush: str
+    quorum: str = "isr"

@@ -20,6 +20,7 @@ from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, NO_LEAD
 from .layout import (alive, controller_epoch, controller_isr, controller_leader, controller_offline, crashes, deliver,
                      epoch, has_request, member, set_controller, set_controller_offline)
 from .state import NO_EPOCH, NONE
+from .variants import majority_quorum
 
 
 @kernel
@@ -81,8 +82,9 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, offline):
 def controller_notice_failure(s, lay, out, acts, n):
     """The controller notices that broker r died: it leaves the ISR (unless it is the last member,
     as Kafka keeps it), and if it led, or the partition was offline, a new leader is elected;
-    either way a new epoch is sent."""
-    if controller_epoch(s, lay) >= lay.max_epoch:
+    either way a new epoch is sent. (Not under a majority quorum, which has no ISR and elects by
+    votes.)"""
+    if majority_quorum(lay) or controller_epoch(s, lay) >= lay.max_epoch:
         return n
     ldr, isr, offline = controller_leader(s, lay), controller_isr(s, lay), controller_offline(s, lay)
     for r in range(lay.replicas):
@@ -114,7 +116,9 @@ def controller_notice_restart(s, lay, out, acts, n):
     handle). If the partition is offline, or r was its leader (it restarted before the
     controller noticed it had died), a leader is elected in a new epoch: a restarted broker never
     resumes leadership in an old epoch, since it may have lost records of it. Otherwise, or when
-    nobody can be elected, r is sent the current LeaderAndIsr."""
+    nobody can be elected, r is sent the current LeaderAndIsr. Under a majority quorum nobody
+    is elected here (elections are votes, `election.win_election`): r is sent the current
+    leader, unless r was that leader, which waits for the next election."""
     ldr, isr, e = controller_leader(s, lay), controller_isr(s, lay), controller_epoch(s, lay)
     for r in range(lay.replicas):
         if not (alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0):
@@ -122,7 +126,10 @@ def controller_notice_restart(s, lay, out, acts, n):
         if waiting(s, lay, r):
             continue
         offline = controller_offline(s, lay) & ~(1 << r)
-        if (ldr == r or ldr == NONE) and candidates(s, lay, isr, offline):
+        if majority_quorum(lay):
+            if ldr == r:
+                continue
+        elif (ldr == r or ldr == NONE) and candidates(s, lay, isr, offline):
             if e < lay.max_epoch:
                 n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_RESTART, r, isr, offline)
             continue

@@ -7,9 +7,10 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 
 from .hw import is_true_leader
-from .layout import (ack, alive, commit, consumer_hw, controller_leader, epoch, hw, isr, leader, leo, pending_count,
+from .isr import enough_insync
+from .layout import (ack, alive, commit, consumer_hw, controller_leader, epoch, hw, leader, leo, pending_count,
                      pending_epoch, pending_leader, pending_offset, pending_record_epoch, pending_record_id,
-                     record_epoch, record_id, remove_pending, set_consumer_hw, size)
+                     record_epoch, record_id, remove_pending, set_consumer_hw)
 from .state import NONE
 
 
@@ -39,7 +40,7 @@ def update_ghost(t, lay):
         if not (alive(t, lay, p) and leader(t, lay, p) == p and epoch(t, lay, p) == pending_epoch(t, lay, i)):
             remove_pending(t, lay, i)
         elif hw(t, lay, p) > pending_offset(t, lay, i):
-            if size(isr(t, lay, p)) >= lay.min_insync:
+            if enough_insync(t, lay, p):
                 ack(t, lay, pending_offset(t, lay, i), pending_record_id(t, lay, i), pending_record_epoch(t, lay, i))
             remove_pending(t, lay, i)
         else:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .layout import alive, controller_epoch, controller_leader, epoch, hw, isr, leader, leo, member, remote_leo, set_hw
+from .layout import alive, controller_epoch, controller_leader, epoch, hw, isr, known_leo, leader, leo, member, set_hw
+from .quorum import majority_hw
+from .variants import majority_quorum
 
 
 @kernel
@@ -15,21 +17,23 @@ def is_true_leader(s, lay, r):
 
 
 @kernel
-def advance_hw(t, lay, r):
-    """Leader r recomputes its HW: the minimum over its ISR of the LEOs it knows (its own, and
-    each follower's remote LEO, the offset of that follower's latest FETCH; its own LEO when the
-    ISR is empty). It never moves backwards while the replica stays leader. Kafka recomputes it
-    on a produce append, a follower fetch, becoming leader and an ISR change; callers do so on
-    exactly those steps."""
-    own = leo(t, lay, r)
-    known = own
-    first = True
+def isr_hw(t, lay, r):
+    """The HW leader r may have under the ISR: the minimum over its ISR of the LEOs it knows
+    (its own, and each follower's remote LEO, the offset of that follower's latest FETCH; its
+    own LEO when the ISR is empty)."""
+    low = -1
     for f in range(lay.replicas):
-        if not member(isr(t, lay, r), f):
-            continue
-        value = own if f == r else max(remote_leo(t, lay, r, f), 0)
-        if first or value < known:
-            known = value
-            first = False
-    if known > hw(t, lay, r):
-        set_hw(t, lay, r, known)
+        if member(isr(t, lay, r), f) and (low < 0 or known_leo(t, lay, r, f) < low):
+            low = known_leo(t, lay, r, f)
+    return leo(t, lay, r) if low < 0 else low
+
+
+@kernel
+def advance_hw(t, lay, r):
+    """Leader r recomputes its HW: by its ISR (`isr_hw`), or under a majority quorum by what a
+    majority holds (`quorum.majority_hw`). It never moves backwards while the replica stays
+    leader. Kafka recomputes it on a produce append, a follower fetch, becoming leader and an
+    ISR change; callers do so on exactly those steps."""
+    target = majority_hw(t, lay, r) if majority_quorum(lay) else isr_hw(t, lay, r)
+    if target > hw(t, lay, r):
+        set_hw(t, lay, r, target)

@@ -7,8 +7,8 @@ from checker.kernel.steps import action_code, emit
 
 from .hw import advance_hw, is_true_leader
 from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
-from .layout import cache_size, cache_start, hw, isr, leo, member, remote_leo, set_controller_isr, set_isr
-from .variants import fenced
+from .layout import cache_size, cache_start, hw, isr, leo, member, remote_leo, set_controller_isr, set_isr, size
+from .variants import fenced, majority_quorum
 
 
 @kernel
@@ -21,6 +21,14 @@ def write_isr(t, lay, ldr, new_isr):
 
 
 @kernel
+def enough_insync(s, lay, r):
+    """Leader r may take, and acknowledge, an acks=all write: its ISR has at least
+    min.insync.replicas members. A majority quorum has no such check: a write is acknowledged
+    once a majority holds it."""
+    return majority_quorum(lay) or size(isr(s, lay, r)) >= lay.min_insync
+
+
+@kernel
 def epoch_start(s, lay, r):
     """The first offset of broker r's latest leader epoch in its log (0 with an empty cache)."""
     n = cache_size(s, lay, r)
@@ -30,7 +38,10 @@ def epoch_start(s, lay, r):
 @kernel
 def leader_shrink_isr(s, lay, out, acts, n):
     """The true leader drops a follower whose remote LEO is behind its own LEO: in abstract time,
-    "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind."""
+    "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind. (A
+    majority quorum has no ISR.)"""
+    if majority_quorum(lay):
+        return n
     for ldr in range(lay.replicas):
         if not is_true_leader(s, lay, ldr):
             continue
@@ -47,6 +58,8 @@ def leader_shrink_isr(s, lay, out, acts, n):
 def leader_expand_isr(s, lay, out, acts, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
     start offset of the leader's current epoch)."""
+    if majority_quorum(lay):
+        return n
     for ldr in range(lay.replicas):
         if not is_true_leader(s, lay, ldr):
             continue

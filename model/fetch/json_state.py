@@ -17,7 +17,8 @@ def _message(msg) -> dict | None:
         return {"type": "fetch", "leader": msg.leader, "offset": msg.offset, "epoch": msg.epoch}
     if isinstance(msg, FetchResponse):
         return {"type": "response", "leader": msg.leader, "offset": msg.offset,
-                "records": [list(x) for x in msg.records], "hw": msg.hw, "fenced": msg.fenced}
+                "records": [list(x) for x in msg.records], "hw": msg.hw, "fenced": msg.fenced,
+                "diverging": None if msg.diverging < 0 else msg.diverging}
     return None
 
 
@@ -53,6 +54,11 @@ def _record(value: Any) -> Record:
     return Record(_int(first), _int(second))
 
 
+def _optional_offset(value: Any) -> int:
+    """An offset, or -1 for null (absent in trace files written before majority quorums)."""
+    return -1 if value is None else _int(value)
+
+
 def _leader(value: Any) -> int:
     return NONE if value is None else _int(value)
 
@@ -64,7 +70,7 @@ def _fetch(value: Any):
         return FetchRequest(_int(value["leader"]), _int(value["offset"]), _int(value["epoch"]))
     if value["type"] == "response":
         return FetchResponse(_int(value["leader"]), _int(value["offset"]), tuple(_record(x) for x in value["records"]),
-                             _int(value["hw"]), bool(value["fenced"]))
+                             _int(value["hw"]), bool(value["fenced"]), _optional_offset(value.get("diverging")))
     raise ValueError(f"unknown message type {value['type']!r}")
 
 

@@ -7,13 +7,18 @@ replicas, and each choice is its own step."""
 
 ACTION_KINDS = ("ProducerWrite", "FollowerFetch", "LeaderServeFetch", "FollowerApplyResponse", "LeaderShrinkIsr",
                 "LeaderExpandIsr", "Crash", "Restart", "CheckpointHw", "Flush", "ControllerNoticeFailure",
-                "ControllerNoticeRestart", "BecomeLeader", "BecomeFollower")
+                "ControllerNoticeRestart", "BecomeLeader", "BecomeFollower", "WinElection")
 (PRODUCER_WRITE, FOLLOWER_FETCH, LEADER_SERVE_FETCH, FOLLOWER_APPLY_RESPONSE, LEADER_SHRINK_ISR, LEADER_EXPAND_ISR,
  CRASH, RESTART, CHECKPOINT_HW, FLUSH, CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, BECOME_LEADER,
- BECOME_FOLLOWER) = range(len(ACTION_KINDS))
-ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3)
+ BECOME_FOLLOWER, WIN_ELECTION) = range(len(ACTION_KINDS))
+ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3, 3)
 """Arguments per kind: (replica), (replica), (leader, follower), (follower), (leader, follower) twice,
-(replica) four times, (broker, controller's leader after) twice, (replica, epoch), (replica, leader, epoch)."""
+(replica) four times, (broker, controller's leader after) twice, (replica, epoch), (replica, leader, epoch),
+(candidate, voter, voter)."""
 
 NO_LEADER = 15
 """The controller's-leader argument of a controller step that leaves the partition offline."""
+
+NO_VOTER = 15
+"""A voter argument of WinElection that names nobody (a majority of 1 or 2 replicas needs fewer
+voters besides the candidate)."""

@@ -8,7 +8,8 @@ accessors below (the only code that knows offsets).
                 it was acknowledged and whether it was committed, each as (offset + 1, record
                 epoch), 0 meaning "no" (a record only ever lives at the offset it was written)
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
-                (kind, leader, offset, epoch, HW, record count); the epoch cache's size; then
+                (kind, leader, offset, epoch, HW, record count, agreeing end of a diverging
+                log); the epoch cache's size; then
                 the log ((id, epoch) per offset), the fetched records, the epoch cache
                 ((epoch, start offset) per entry), the remote LEO of every replica, and the
                 inbox: per leader epoch one (leader + 2, ISR) pair, 0 meaning "no request"
@@ -31,10 +32,11 @@ NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDI
 PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
 """The slots of one pending write, and how many there are."""
 ALIVE, LEO, FLUSHED, CHECKPOINT, HW, EPOCH, LEADER, ISR = range(8)
-FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, CACHE_SIZE, LOG = range(8, 16)
-IDLE, REQUEST, RESPONSE, REFUSED = range(4)
+FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, FETCH_DIVERGING, CACHE_SIZE, LOG = range(8, 17)
+IDLE, REQUEST, RESPONSE, REFUSED, DIVERGING = range(5)
 """The kinds of a follower's fetch slot: nothing in flight, its FETCH, the leader's answer
-with records and HW, or the leader's refusal."""
+with records and HW, the leader's refusal, or (majority quorum) the leader's answer that the
+follower's log diverges from its own, with the offset up to which the two agree."""
 NOT_SENT = 0
 """An inbox leader slot's value for an epoch with no request waiting."""
 
@@ -42,11 +44,13 @@ ACKS = ("0", "1", "all")
 ACKS_0, ACKS_1, ACKS_ALL = range(3)
 VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320")
 HW_TRUNCATION, KIP101, KIP279, KIP320 = range(4)
+QUORUMS = ("isr", "majority", "majority-naive")
+ISR_QUORUM, MAJORITY, MAJORITY_NAIVE = range(3)
 
 
 class FetchLayout(NamedTuple):
-    """Bounds, configuration (acks as an index into `ACKS`, flags as 0/1), the protocol variant
-    (an index into `VARIANT_NAMES`), whether ghost variables are kept, and where things are
+    """Bounds, configuration (acks as an index into `ACKS`, flags as 0/1, the quorum as an index
+    into `QUORUMS`), the protocol variant (an index into `VARIANT_NAMES`), whether ghost variables are kept, and where things are
     (block offsets, and inside a broker block the start of each array)."""
 
     replicas: int
@@ -58,6 +62,7 @@ class FetchLayout(NamedTuple):
     min_insync: int
     unclean: int
     flush_async: int
+    quorum: int
     variant: int
     ghost: int
     width: int
@@ -87,8 +92,9 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     width = -(-(broker_base + config.replicas * stride) // 8) * 8
     return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
                        ACKS.index(config.acks), config.min_insync_replicas, int(config.unclean_leader_election),
-                       int(config.flush == "async"), VARIANT_NAMES.index(variant), int(ghost), width, acked_base,
-                       committed_base, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+                       int(config.flush == "async"), QUORUMS.index(config.quorum), VARIANT_NAMES.index(variant),
+                       int(ghost), width, acked_base, committed_base, broker_base, stride, fetched_at, cache_at,
+                       remote_at, inbox_at)
 
 
 # ----- replica sets --------------------------------------------------------------------------------
@@ -384,6 +390,13 @@ def remote_leo(s, lay, r, f):
 
 
 @kernel
+def known_leo(s, lay, r, f):
+    """The LEO leader r counts for replica f: its own LEO for itself, else f's remote LEO (an
+    unknown one counts as 0)."""
+    return leo(s, lay, r) if f == r else max(remote_leo(s, lay, r, f), 0)
+
+
+@kernel
 def set_remote_leo(t, lay, r, f, value):
     """Leader r records `value` as replica f's remote LEO."""
     t[_at(lay, r) + lay.remote_at + f] = value
@@ -394,7 +407,7 @@ def set_remote_leo(t, lay, r, f, value):
 
 @kernel
 def fetch_kind(s, lay, f):
-    """What is in follower f's fetch slot: IDLE, REQUEST, RESPONSE or REFUSED."""
+    """What is in follower f's fetch slot: IDLE, REQUEST, RESPONSE, REFUSED or DIVERGING."""
     return s[_at(lay, f) + FETCH_KIND]
 
 
@@ -423,6 +436,12 @@ def fetch_hw(s, lay, f):
 
 
 @kernel
+def diverging_end(s, lay, f):
+    """The offset up to which f's log agrees with the leader's, carried by a DIVERGING answer."""
+    return s[_at(lay, f) + FETCH_DIVERGING]
+
+
+@kernel
 def fetched_count(s, lay, f):
     """How many records the response f has in flight carries."""
     return s[_at(lay, f) + FETCH_COUNT]
@@ -444,7 +463,7 @@ def fetched_epoch(s, lay, f, i):
 def clear_fetch(t, lay, f):
     """Follower f has nothing in flight."""
     at = _at(lay, f)
-    for i in range(FETCH_KIND, FETCH_COUNT + 1):
+    for i in range(FETCH_KIND, FETCH_DIVERGING + 1):
         t[at + i] = 0
     for i in range(2 * lay.log_size):
         t[at + lay.fetched_at + i] = 0
@@ -469,6 +488,18 @@ def refuse_fetch(t, lay, f, ldr, offset):
     t[at + FETCH_KIND] = REFUSED
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
+
+
+@kernel
+def diverge_fetch(t, lay, f, ldr, offset, end):
+    """`ldr` answers f's FETCH at `offset`: f's log diverges from its own, and the two agree up
+    to offset `end` (KRaft's DivergingEpoch answer)."""
+    clear_fetch(t, lay, f)
+    at = _at(lay, f)
+    t[at + FETCH_KIND] = DIVERGING
+    t[at + FETCH_LEADER] = ldr
+    t[at + FETCH_OFFSET] = offset
+    t[at + FETCH_DIVERGING] = end
 
 
 @kernel

@@ -30,6 +30,11 @@ class FetchModel:
         if config.min_insync_replicas > config.replicas:
             raise ModelError(f"--min-insync-replicas ({config.min_insync_replicas}) cannot exceed --replicas "
                              f"({config.replicas})")
+        if config.quorum != "isr" and variant != "kip320":
+            raise ModelError(f"--quorum {config.quorum} has its own epoch rules (Raft's, with KIP-320's fencing): "
+                             f"use --variant kip320, not {variant}")
+        if config.quorum != "isr" and config.unclean_leader_election:
+            raise ModelError(f"--quorum {config.quorum} elects by votes: --unclean-leader-election does not apply")
         from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES
 
         self.variant, self.config, self.ghost = variant, config, ghost

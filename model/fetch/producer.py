@@ -7,8 +7,9 @@ from checker.kernel.steps import action_code, emit
 
 from .hw import advance_hw
 from .kinds import PRODUCER_WRITE
+from .isr import enough_insync
 from .layout import (ACKS_1, ACKS_ALL, ack, add_pending, alive, append, cache_epoch, cache_push, cache_size,
-                     count_write, epoch, isr, leader, leo, next_record_id, set_flushed, size)
+                     count_write, epoch, leader, leo, next_record_id, set_flushed)
 
 
 @kernel
@@ -26,7 +27,7 @@ def record_appended(t, lay, r, rid, repoch):
 @kernel
 def producer_write(s, lay, out, acts, n):
     """A write to replica r that believes it leads. With acks=all it is refused
-    (NotEnoughReplicas) while r's ISR is smaller than min.insync.replicas. The leader appends it
+    (NotEnoughReplicas) while r's ISR is smaller than min.insync.replicas (`isr.enough_insync`). The leader appends it
     in its epoch and recomputes its HW. acks=1 acknowledges now; acks=all waits for the HW (see
     `ghost.update_ghost`); acks=0 never answers."""
     if next_record_id(s, lay) >= lay.max_records:
@@ -34,7 +35,7 @@ def producer_write(s, lay, out, acts, n):
     for r in range(lay.replicas):
         if not (alive(s, lay, r) and leader(s, lay, r) == r and leo(s, lay, r) < lay.log_size):
             continue
-        if lay.acks == ACKS_ALL and size(isr(s, lay, r)) < lay.min_insync:
+        if lay.acks == ACKS_ALL and not enough_insync(s, lay, r):
             continue
         t = emit(s, out, acts, n, action_code(PRODUCER_WRITE, r, 0, 0))
         rid, e, offset = next_record_id(s, lay), epoch(s, lay, r), leo(s, lay, r)

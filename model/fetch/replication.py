@@ -14,12 +14,14 @@ from checker.kernel.steps import action_code, emit
 
 from .hw import advance_hw
 from .kinds import FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_SERVE_FETCH
-from .layout import (IDLE, REQUEST, RESPONSE, alive, answer_fetch, clear_fetch, epoch, fetch_epoch, fetch_hw,
-                     fetch_kind, fetch_leader, fetch_offset, fetched_count, fetched_epoch, fetched_id, leader, leo,
-                     refuse_fetch, send_fetch, set_hw, set_remote_leo)
+from .layout import (DIVERGING, IDLE, REQUEST, RESPONSE, alive, answer_fetch, clear_fetch, diverge_fetch, diverging_end,
+                     epoch, fetch_epoch, fetch_hw, fetch_kind, fetch_leader, fetch_offset, fetched_count, fetched_epoch,
+                     fetched_id, leader, leo, refuse_fetch, send_fetch, set_hw, set_remote_leo)
 from .producer import record_appended
+from .quorum import continues_leader_log
 from .state import NONE
-from .variants import fenced
+from .truncation import kip279_truncation, truncate_to
+from .variants import fenced, majority_quorum
 
 
 @kernel
@@ -40,7 +42,10 @@ def leader_serve_fetch(s, lay, out, acts, n):
     """The live leader handles a follower's FETCH atomically: it records the fetch offset as that
     follower's remote LEO, may advance its HW, and answers with its records from that offset and
     its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 so does a
-    leader in another epoch than the follower's (FENCED/UNKNOWN_LEADER_EPOCH)."""
+    leader in another epoch than the follower's (FENCED/UNKNOWN_LEADER_EPOCH). Under a majority
+    quorum the leader first checks that the FETCH continues its log (`quorum.continues_leader_log`);
+    if not, it answers where the two logs stop agreeing (KRaft's DivergingEpoch, found as KIP-279's
+    OffsetsForLeaderEpoch exchange finds it) and records nothing."""
     for f in range(lay.replicas):
         if fetch_kind(s, lay, f) != REQUEST:
             continue
@@ -51,6 +56,8 @@ def leader_serve_fetch(s, lay, out, acts, n):
         t = emit(s, out, acts, n, action_code(LEADER_SERVE_FETCH, ldr, f, 0))
         if leader(s, lay, ldr) != ldr or (fenced(lay) and fetch_epoch(s, lay, f) != epoch(s, lay, ldr)):
             refuse_fetch(t, lay, f, ldr, offset)
+        elif majority_quorum(lay) and not continues_leader_log(s, lay, f, ldr, offset):
+            diverge_fetch(t, lay, f, ldr, offset, kip279_truncation(s, lay, f, ldr))
         else:
             set_remote_leo(t, lay, ldr, f, offset)
             advance_hw(t, lay, ldr)
@@ -64,7 +71,8 @@ def follower_apply_response(s, lay, out, acts, n):
     """The follower applies the response: it appends the records that continue its log, as far
     as its log has room (a refusal, or a response for another offset or from a leader it no
     longer follows, is dropped), and sets HW = min(response HW, its LEO). The HW may go down: a
-    follower's HW only mirrors the leader's."""
+    follower's HW only mirrors the leader's. A diverging answer (majority quorum) makes it drop
+    the suffix of its log past the offset where it agrees with the leader; it fetches again."""
     for f in range(lay.replicas):
         kind = fetch_kind(s, lay, f)
         if not alive(s, lay, f) or kind == IDLE or kind == REQUEST:
@@ -73,6 +81,8 @@ def follower_apply_response(s, lay, out, acts, n):
         n += 1
         clear_fetch(t, lay, f)
         continues_log = fetch_leader(s, lay, f) == leader(s, lay, f) and fetch_offset(s, lay, f) == leo(s, lay, f)
+        if kind == DIVERGING and continues_log:
+            truncate_to(t, lay, f, diverging_end(s, lay, f))
         if kind != RESPONSE or not continues_log:
             continue
         room = lay.log_size - leo(s, lay, f)

@@ -32,13 +32,16 @@ class FetchRequest(NamedTuple):
 
 class FetchResponse(NamedTuple):
     """The leader's answer: the records from `offset` on and its HW, or `fenced` (the leader
-    refused: not leader, or another leader epoch under kip320)."""
+    refused: not leader, or another leader epoch under kip320), or under a majority quorum
+    `diverging`: the offset up to which the follower's log agrees with the leader's, when the
+    FETCH did not continue the leader's log (-1 otherwise)."""
 
     leader: int
     offset: int
     records: tuple
     hw: int
     fenced: bool
+    diverging: int = -1
 
 
 class Broker(NamedTuple):

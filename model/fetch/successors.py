@@ -6,6 +6,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 
 from .controller import controller_notice_failure, controller_notice_restart
+from .election import win_election
 from .ghost import update_ghost
 from .isr import leader_expand_isr, leader_shrink_isr
 from .leadership import become_follower, become_leader
@@ -32,6 +33,7 @@ def successors(s, lay, out, acts):
     n = controller_notice_restart(s, lay, out, acts, n)
     n = become_leader(s, lay, out, acts, n)
     n = become_follower(s, lay, out, acts, n)
+    n = win_election(s, lay, out, acts, n)
     if lay.ghost:
         for j in range(n):
             update_ghost(out[j], lay)
@@ -41,7 +43,7 @@ def successors(s, lay, out, acts):
 def max_successors(lay) -> int:
     """An upper bound on the steps enabled in one state (the size of a successor buffer): one
     per replica for the single-replica steps, per (leader, follower) pair for the ISR steps,
-    per (noticed broker, elected leader) for the controller's, and per (replica, epoch) for
-    handling LeaderAndIsr."""
+    per (noticed broker, elected leader) for the controller's, per (replica, epoch) for
+    handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election."""
     n, e = lay.replicas, lay.max_epoch + 1
-    return 8 * n + 4 * n * n + 2 * n * e
+    return 8 * n + 4 * n * n + 2 * n * e + n * (1 << n)

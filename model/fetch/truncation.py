@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 from checker.kernel.jit import kernel
 
-from .layout import VARIANT_NAMES, cache_epoch, cache_size, cache_start, hw, leo, record_epoch
+from .layout import (VARIANT_NAMES, cache_epoch, cache_size, cache_start, cache_trim, flushed, hw, leo, record_epoch,
+                     set_flushed, set_hw, truncate)
 from .state import NO_EPOCH
 
 
@@ -87,3 +88,13 @@ def kip279_truncation(s, lay, r, ldr):
             return min(end_of_epoch(s, lay, ldr, found), end_of_epoch(s, lay, r, found), end)
         asked = mine
     return 0
+
+
+@kernel
+def truncate_to(t, lay, r, k):
+    """Broker r keeps the first k records of its log: what it had flushed, its epoch cache and its
+    HW are cut there too."""
+    truncate(t, lay, r, k)
+    set_flushed(t, lay, r, min(flushed(t, lay, r), k))
+    cache_trim(t, lay, r, k)
+    set_hw(t, lay, r, min(hw(t, lay, r), k))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from checker.model import Lane
 
 from ..spec.words import isr_text, log_text, record_name, replica_name
+from .kinds import NO_VOTER
 from .state import NONE, FetchRequest, FetchResponse, FetchState
 
 
@@ -19,6 +20,8 @@ def _message(msg) -> str:
     if isinstance(msg, FetchResponse):
         if msg.fenced:
             return f"refused by {replica_name(msg.leader)}"
+        if msg.diverging >= 0:
+            return f"diverging from {replica_name(msg.leader)}'s log after offset {msg.diverging}"
         return f"response from {replica_name(msg.leader)}: {records_text(len(msg.records))}, HW {msg.hw}"
     return "-"
 
@@ -38,10 +41,17 @@ def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
         answer = after.brokers[f].fetch
         if answer.fenced:
             return f"{replica_name(leader)} refuses {replica_name(f)}'s FETCH (not leader, or another epoch)"
+        if answer.diverging >= 0:
+            return (f"{replica_name(leader)} finds {replica_name(f)}'s FETCH at offset {answer.offset} does not continue "
+                    f"its log; the two logs agree up to offset {answer.diverging}")
         return (f"{replica_name(leader)} records {replica_name(f)}'s LEO {answer.offset}, HW now "
                 f"{after.brokers[leader].hw}; answers {records_text(len(answer.records))} and HW {answer.hw}")
     if kind == "FollowerApplyResponse":
         b = after.brokers[args[0]]
+        lost = before.brokers[args[0]].log[b.leo:]
+        if lost:
+            return (f"{name} truncates its log to offset {b.leo} where it diverges from its leader's, dropping "
+                    + ", ".join(record_name(x) for x in lost))
         return f"{name} applies the FETCH response: LEO {b.leo}, HW {b.hw}"
     if kind == "LeaderShrinkIsr":
         return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}"
@@ -71,6 +81,10 @@ def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
         text = (f"{name} becomes follower of {replica_name(leader)} in epoch {epoch}, "
                 f"truncates its log to offset {after.brokers[r].leo}")
         return text + (", dropping " + ", ".join(record_name(x) for x in lost) if lost else "")
+    if kind == "WinElection":
+        voters = ", ".join(replica_name(r) for r in args if r != NO_VOTER)
+        b = after.brokers[args[0]]
+        return f"{name} wins the election for epoch {c.epoch} with the votes of {voters}; its HW is {b.hw}"
     raise ValueError(f"unknown fetch action {kind!r}")
 
 
@@ -103,7 +117,8 @@ def _arrow(msg) -> tuple[str, str, str] | None:
     if isinstance(msg, FetchRequest):
         return replica_name(msg.leader), f"FETCH {msg.offset}", "to"
     if isinstance(msg, FetchResponse):
-        label = "refused" if msg.fenced else f"{len(msg.records)} rec, HW {msg.hw}"
+        label = "refused" if msg.fenced else f"diverges at {msg.diverging}" if msg.diverging >= 0 else \
+            f"{len(msg.records)} rec, HW {msg.hw}"
         return replica_name(msg.leader), label, "from"
     return None
 
