@@ -11,5 +11,6 @@ def compare_variants(explore: Callable, models: Mapping[str, Any], invariants: S
                      on_level: Callable | None = None) -> list[CheckResult]:
     """Explore each variant's model (`models`: variant -> model, in the order to report) to the
     end with `explore` (an engine's explore function). A violated invariant gets its shortest
-    trace; an invariant that holds is proven over the whole reachable state space."""
+    trace; an invariant that holds is proven over the whole reachable state space. A witness is
+    reachable, with its shortest trace, or unreachable in that whole space."""
     return [explore(model, invariants, stop_at_first=False, on_level=on_level) for model in models.values()]

@@ -1,4 +1,6 @@
-"""Named safety properties the checker evaluates on every reachable state."""
+"""Named properties the checker evaluates on every reachable state or step: invariants, which
+must always hold, and witnesses, reachability questions answered with the shortest trace to a
+state or step that has them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,10 @@ class Invariant:
     `summary` is one line for listings; `meaning` (usually the predicate's docstring) says
     what a violation means for a user of the protocol. `needs_ghost` marks predicates that
     read ghost variables, which a model keeps only when asked to.
+
+    A `witness` asks the opposite question: is some reachable state one where the predicate is
+    false? The engines find it exactly as they find a violation (same shortest trace, same tie
+    rule); only the reports differ: a witness is 'reachable' or 'unreachable', never a failure.
     """
 
     name: str
@@ -26,10 +32,13 @@ class Invariant:
     kernel: Callable | None = None
     """For a model with a compiled kernel: the predicate over packed rows, (row, layout) ->
     bool. `holds` is then derived from it by encoding, never written twice."""
+    witness: bool = False
+    """A reachability question: the states where `holds` is false are what is looked for."""
 
     @property
     def meaning(self) -> str:
-        """What a violation of this invariant means, from the predicate's docstring."""
+        """What a violation of this invariant (or reaching this witness) means, from the
+        predicate's docstring."""
         return ((self.kernel or self.holds).__doc__ or self.summary).strip()
 
 
@@ -37,7 +46,8 @@ class Invariant:
 class StepProperty:
     """A predicate over every step (state, action, next state) the search takes, for
     properties about change rather than about one state ("a leader's HW never moves back").
-    Its counterexample ends with the step that breaks it."""
+    Its counterexample ends with the step that breaks it. A `witness` step property asks
+    whether some reachable step breaks it, and its trace ends with the first such step."""
 
     name: str
     summary: str
@@ -45,10 +55,13 @@ class StepProperty:
     needs_ghost: bool = False
     symmetric: bool = True
     """Renaming replicas never changes the verdict, so symmetry reduction may be used."""
+    witness: bool = False
+    """A reachability question: the steps where `holds` is false are what is looked for."""
 
     @property
     def meaning(self) -> str:
-        """What a violation of this property means, from the predicate's docstring."""
+        """What a violation of this property (or reaching this witness) means, from the
+        predicate's docstring."""
         return (self.holds.__doc__ or self.summary).strip()
 
 

@@ -27,8 +27,8 @@ from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
 from .path import trace_ending_with_step, trace_from_fingerprints
-from .result import ActionCount, CheckResult, LevelStats
-from .stopping import keep_exploring
+from .result import ActionCount, CheckResult, LevelStats, found_so_far
+from .stopping import stop_reason
 
 ROOT = None
 """The parent recorded for an initial state."""
@@ -85,8 +85,10 @@ def explore(
 
     With `stop_at_first` the search ends after the first level at which any invariant fails
     (that level is finished, so counts do not depend on expansion order); otherwise it goes
-    on, to the end or until every invariant has failed, and reports the shortest trace of
-    every failing invariant. `max_depth`
+    on, to the end or until every property is found, and reports the shortest trace of every
+    failing invariant. Witnesses are found the same way (a state or step where their predicate
+    is false) but never stop the search early unless every property is decided
+    (`checker.stopping`). `max_depth`
     bounds the search to that many transitions. `on_level(stats, frontier_size)` is called
     after each level (progress display). With `symmetry` one state per orbit under replica
     renaming is stored (models with a kernel only). A checkpoint `saver` (`checker.checkpoint`)
@@ -106,8 +108,7 @@ def explore(
 
 def _explore(model, properties, stop_at_first, max_depth, on_level, representative) -> CheckResult:
     started = time.perf_counter()
-    result = CheckResult(model.name, model.variant, dict(model.parameters()), "local", [i.name for i in properties],
-                         symmetry=representative is not None)
+    result = CheckResult.of(model, properties, "local", symmetry=representative is not None)
     invariants = [p for p in properties if not isinstance(p, StepProperty)]
     step_properties = [p for p in properties if isinstance(p, StepProperty)]
     reduce = representative or (lambda state: state)
@@ -119,13 +120,13 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
     new: Counter = Counter()
     depth = 0
     result.levels.append(LevelStats(0, len(frontier), 0, len(parent), time.perf_counter() - started, 0.0,
-                                    tuple(sorted(found))))
+                                    **found_so_far(found, result.witnesses)))
     if on_level:
         on_level(result.levels[-1], len(frontier))
 
     exhausted = not frontier
-    while keep_exploring(exhausted=exhausted, found={**found, **broken_steps}, invariant_count=len(properties),
-                         stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
+    while not (stopped := stop_reason(exhausted=exhausted, found={**found, **broken_steps}, properties=properties,
+                                      stop_at_first=stop_at_first, depth=depth, max_depth=max_depth)):
         chosen: dict[int, tuple] = {}
         names = []
         unbroken = [p for p in step_properties if p.name not in broken_steps]
@@ -148,7 +149,7 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
         broken_steps.update(level_broken)
         if not chosen:
             exhausted = True
-            break
+            continue
         depth += 1
         frontier = {}
         for succ_fp, (fp, action, succ) in chosen.items():
@@ -157,11 +158,11 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
             frontier[succ_fp] = succ
         found.update(first_violations(frontier, invariants, found))
         result.levels.append(LevelStats(depth, len(frontier), len(names), len(parent), time.perf_counter() - started,
-                                        0.0, tuple(sorted({*found, *broken_steps}))))
+                                        0.0, **found_so_far({*found, *broken_steps}, result.witnesses)))
         if on_level:
             on_level(result.levels[-1], len(frontier))
 
-    result.complete = exhausted
+    result.stopped = stopped
     result.distinct_states = len(parent)
     result.depth = depth
     result.actions = {name: ActionCount(fired[name], new[name]) for name in sorted(fired)}

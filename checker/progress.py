@@ -54,8 +54,8 @@ def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:
     return {"event": "level", "depth": stats.depth, "distinct_states": stats.distinct_total, "frontier": frontier,
             "generated": stats.generated, "seconds": round(stats.seconds_total, 3),
             "states_per_second": round(stats.distinct_total / stats.seconds_total) if stats.seconds_total > 0 else None,
-            "rss_bytes": rss, "violated": list(stats.violated), "forecast": ahead.to_json() if ahead else None,
-            "time": round(time.time(), 3)}
+            "rss_bytes": rss, "violated": list(stats.violated), "reached": list(stats.reached),
+            "forecast": ahead.to_json() if ahead else None, "time": round(time.time(), 3)}
 
 
 def level_line(label: str, stats: LevelStats, frontier: int, rss: int, ahead) -> str:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from traces.trace import Trace
 
+from .stopping import COMPLETE
+
 
 @dataclass(frozen=True)
 class LevelStats:
@@ -13,8 +15,8 @@ class LevelStats:
     states found at it, states generated while expanding the previous level, and the running
     totals after it. A distributed engine also reports `task_seconds`: its slowest expand task
     plus its slowest merge task, so the rest of the level's wall time is the engine's own
-    overhead. `violated` names the properties violated so far (what an interrupted run can
-    still report)."""
+    overhead. `violated` names the invariants violated so far and `reached` the witnesses
+    reached so far (what an interrupted run can still report)."""
 
     depth: int
     new_states: int
@@ -23,6 +25,14 @@ class LevelStats:
     seconds_total: float
     task_seconds: float = 0.0
     violated: tuple[str, ...] = ()
+    reached: tuple[str, ...] = ()
+
+
+def found_so_far(names, witnesses) -> dict[str, tuple[str, ...]]:
+    """LevelStats' `violated` and `reached` for the properties `names` found so far, of which
+    `witnesses` are witnesses."""
+    return {"violated": tuple(sorted(n for n in names if n not in witnesses)),
+            "reached": tuple(sorted(n for n in names if n in witnesses))}
 
 
 @dataclass
@@ -36,10 +46,12 @@ class ActionCount:
 
 @dataclass
 class CheckResult:
-    """The outcome of exploring one model instance against a list of invariants.
+    """The outcome of exploring one model instance against a list of properties: invariants
+    and witnesses (`invariants` names them all, `witnesses` the witnesses among them).
 
     `complete` is True when the whole reachable state space was explored. When the search
-    stopped at the first violation, invariants that had not failed by then are 'unknown'.
+    stopped earlier, invariants that had not failed and witnesses not reached by then are
+    'unknown'.
     """
 
     model: str
@@ -47,6 +59,7 @@ class CheckResult:
     bounds: dict[str, int]
     engine: str
     invariants: list[str]
+    witnesses: tuple[str, ...] = ()
     engine_options: dict = field(default_factory=dict)
     symmetry: bool = False
     """One state per orbit under replica renaming was stored: `distinct_states` counts orbits."""
@@ -54,10 +67,23 @@ class CheckResult:
     generated_states: int = 0
     depth: int = 0
     seconds: float = 0.0
-    complete: bool = False
+    stopped: str = ""
+    """Why the search stopped (see `checker.stopping`)."""
     levels: list[LevelStats] = field(default_factory=list)
     actions: dict[str, ActionCount] = field(default_factory=dict)
     violations: dict[str, Trace] = field(default_factory=dict)
+    """The shortest trace of each violated invariant and of each reached witness, by name."""
+
+    @classmethod
+    def of(cls, model, properties, engine: str, **options) -> "CheckResult":
+        """An empty result of checking `properties` (invariants and witnesses) on `model`."""
+        return cls(model.name, model.variant, dict(model.parameters()), engine, [p.name for p in properties],
+                   tuple(p.name for p in properties if p.witness), **options)
+
+    @property
+    def complete(self) -> bool:
+        """The whole reachable state space was explored."""
+        return self.stopped == COMPLETE
 
     @property
     def states_per_second(self) -> float:
@@ -71,13 +97,20 @@ class CheckResult:
         n = self.distinct_states
         return n * (n - 1) / 2 / 2.0 ** 64
 
-    def verdict(self, invariant: str) -> str:
-        """'violated', 'holds' (only after a complete search) or 'unknown'."""
-        if invariant in self.violations:
-            return "violated"
-        return "holds" if self.complete else "unknown"
+    def verdict(self, name: str) -> str:
+        """For an invariant 'violated', 'holds' (only after a complete search) or 'unknown'; for
+        a witness 'reachable', 'unreachable' (only after a complete search) or 'unknown'."""
+        found, not_found = ("reachable", "unreachable") if name in self.witnesses else ("violated", "holds")
+        if name in self.violations:
+            return found
+        return not_found if self.complete else "unknown"
 
     @property
     def ok(self) -> bool:
-        """No checked invariant was violated."""
-        return not self.violations
+        """No checked invariant was violated (a reached witness is an answer, not a failure)."""
+        return all(name in self.witnesses for name in self.violations)
+
+    @property
+    def decided(self) -> bool:
+        """Every checked property has a verdict: the search was complete, or found them all."""
+        return self.complete or all(name in self.violations for name in self.invariants)

@@ -22,9 +22,9 @@ from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
-from .result import ActionCount, CheckResult, LevelStats
+from .result import ActionCount, CheckResult, LevelStats, found_so_far
 from .local import representative_of
-from .stopping import keep_exploring
+from .stopping import stop_reason
 from .checkpoint.files import LevelStates
 from .checkpoint.identity import CheckpointError
 from .kernel import steps
@@ -142,8 +142,8 @@ def explore_spark(
     P = partitions or sc.defaultParallelism
     properties = list(invariants)
     kernel = getattr(model, "kernel", None)
-    result = CheckResult(model.name, model.variant, dict(model.parameters()), "spark", [i.name for i in properties],
-                         {"master": sc.master, "partitions": P}, symmetry=symmetry)
+    result = CheckResult.of(model, properties, "spark", engine_options={"master": sc.master, "partitions": P},
+                            symmetry=symmetry)
     invariants = [p for p in properties if not isinstance(p, StepProperty)]
     step_properties = [p for p in properties if isinstance(p, StepProperty)]
     broken_steps: dict[str, tuple] = {}
@@ -177,7 +177,8 @@ def explore_spark(
         fired = np.zeros(len(kinds), np.int64)
         new_by_kind = np.zeros(len(kinds), np.int64)
         distinct, frontier, depth, offset, exhausted = len(states), len(states), 0, 0.0, not states
-        result.levels.append(LevelStats(0, distinct, 0, distinct, time.perf_counter() - started, 0.0, tuple(sorted(found))))
+        result.levels.append(LevelStats(0, distinct, 0, distinct, time.perf_counter() - started, 0.0,
+                                        **found_so_far(found, result.witnesses)))
         parts = [1]
     else:
         level = _restored_level(sc, model, P, saver)
@@ -214,8 +215,8 @@ def explore_spark(
     last_level = level
     last = (snapshot(True), frontier_saver(level, depth))  # the checkpoint an interruption commits
     try:
-        while keep_exploring(exhausted=exhausted, found={**found, **broken_steps}, invariant_count=len(properties),
-                             stop_at_first=stop_at_first, depth=depth, max_depth=max_depth):
+        while not (stopped := stop_reason(exhausted=exhausted, found={**found, **broken_steps}, properties=properties,
+                                          stop_at_first=stop_at_first, depth=depth, max_depth=max_depth)):
             stats = sc.accumulator({}, KeyedDict())
             step = depth + 1
             due = saver is not None and saver.due()
@@ -246,7 +247,7 @@ def explore_spark(
                     broken_steps[prop.name] = min(hits)
             if frontier == 0:
                 exhausted = True
-                break
+                continue
             depth = step
             parts.append(P)
             distinct = sum(m.visited for m in merged)
@@ -257,7 +258,7 @@ def explore_spark(
                     found[inv.name] = min(hits)
             busiest = max(e.seconds for e in expanded) + max(m.seconds for m in merged)
             result.levels.append(LevelStats(depth, frontier, generated, distinct, elapsed(), busiest,
-                                            tuple(sorted({*found, *broken_steps}))))
+                                            **found_so_far({*found, *broken_steps}, result.witnesses)))
             last, last_level, previous = (snapshot(True), frontier_saver(level, depth)), level, last_level
             previous.unpersist()
             if due:
@@ -277,7 +278,7 @@ def explore_spark(
             last[1]()
         saver.commit(final)
 
-    result.complete = exhausted
+    result.stopped = stopped
     result.distinct_states = distinct
     result.depth = depth
     result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))

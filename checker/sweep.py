@@ -16,6 +16,6 @@ def configurations(choices: dict[str, Sequence[Any]]) -> list[dict[str, Any]]:
 
 def sweep(explore: Callable, models: list[tuple[dict[str, Any], Any]], invariants: Sequence,
           on_level: Callable | None = None) -> list[tuple[dict[str, Any], CheckResult]]:
-    """Explore each (configuration, model) pair (to the end, or until every invariant is
-    violated) and pair each configuration with its result."""
+    """Explore each (configuration, model) pair (to the end, or until every property is
+    decided: invariants violated, witnesses reached) and pair each configuration with its result."""
     return [(config, explore(model, invariants, stop_at_first=False, on_level=on_level)) for config, model in models]

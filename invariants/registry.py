@@ -1,4 +1,4 @@
-"""Which invariants each model has, and lookup by name."""
+"""Which invariants and witnesses each model has, and lookup by name."""
 
 from __future__ import annotations
 
@@ -11,18 +11,20 @@ _BY_MODEL = {"spec": spec.INVARIANTS, "fetch": fetch.INVARIANTS, "two-phase": tw
 
 
 def invariants_for(model_name: str) -> dict[str, Invariant | StepProperty]:
-    """Every invariant of the model, by name, in listing order (ModelError for an unknown model)."""
+    """Every property of the model (invariants and witnesses), by name, in listing order
+    (ModelError for an unknown model)."""
     if model_name not in _BY_MODEL:
         raise ModelError(f"unknown model {model_name!r} (choose from {', '.join(_BY_MODEL)})")
     return {inv.name: inv for inv in _BY_MODEL[model_name]}
 
 
 def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant | StepProperty]:
-    """The named invariants of the model (all of them when `names` is empty). An unknown name
+    """The named properties of the model, invariants and witnesses alike (every invariant, and
+    no witness, when `names` is empty: a witness is a question asked by name). An unknown name
     is a ModelError that lists the valid ones."""
     known = invariants_for(model_name)
     if not names:
-        return list(known.values())
+        return [p for p in known.values() if not p.witness]
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ModelError(f"unknown invariant {unknown[0]!r} for model {model_name} (choose from {', '.join(known)})")

@@ -22,10 +22,11 @@ class Snapshot:
     """A search at the end of level `depth`: the run it belongs to (`identity`) and the limits
     it was started with (`stop_at_first`, `max_depth`), whether nothing new is left to explore
     (`exhausted`), per-level figures, successors generated, steps fired and new states per
-    action kind, the smallest violating fingerprint of each invariant at the first level where
-    it failed (`found`), for each broken step property the fingerprint of the state its
-    smallest breaking step leaves from (`broken`), how many part files each level's journal
-    has (`parts`), whether the frontier of `depth` is saved, and which engine wrote it."""
+    action kind, the smallest violating fingerprint of each invariant (or state witness) at the
+    first level where it was found (`found`), for each broken step property (or reached step
+    witness) the fingerprint of the state its smallest breaking step leaves from (`broken`),
+    how many part files each level's journal has (`parts`), whether the frontier of `depth` is
+    saved, and which engine wrote it."""
 
     identity: RunIdentity
     stop_at_first: bool
@@ -73,7 +74,8 @@ class Snapshot:
             if not isinstance(doc.get(name), kind):
                 raise CheckpointError(f"its field {name!r} is missing or damaged")
         try:
-            levels = [LevelStats(**{**level, "violated": tuple(level.get("violated", ()))}) for level in doc["levels"]]
+            levels = [LevelStats(**{**level, "violated": tuple(level.get("violated", ())),
+                                    "reached": tuple(level.get("reached", ()))}) for level in doc["levels"]]
             found = {str(k): int(v) for k, v in doc["found"].items()}
             broken = {str(k): int(v) for k, v in doc["broken"].items()}
             counts = [{str(k): int(v) for k, v in doc[name].items()} for name in ("fired", "new")]

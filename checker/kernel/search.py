@@ -22,8 +22,8 @@ import numpy as np
 
 from ..checkpoint.identity import CheckpointError
 from ..invariant import StepProperty
-from ..result import ActionCount, CheckResult, LevelStats
-from ..stopping import keep_exploring
+from ..result import ActionCount, CheckResult, LevelStats, found_so_far
+from ..stopping import stop_reason
 from .expansion import expand_all
 from .fingerprint import fingerprint
 from .steps import kind_of
@@ -87,8 +87,7 @@ class KernelSearch:
         self.model, self.kernel, self.saver = model, model.kernel, saver
         kernel = self.kernel
         self.properties = list(properties)
-        self.result = CheckResult(model.name, model.variant, dict(model.parameters()), "local",
-                                  [p.name for p in properties], symmetry=symmetry)
+        self.result = CheckResult.of(model, properties, "local", symmetry=symmetry)
         self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
         self.step_properties = [p for p in properties if isinstance(p, StepProperty)]
         self.inv_mask = _masks(kernel.invariant_names, [p.name for p in self.invariants])
@@ -111,7 +110,7 @@ class KernelSearch:
         return self.offset + time.perf_counter() - self.started
 
     def run(self, stop_at_first: bool, max_depth: int | None, on_level) -> CheckResult:
-        """Search level by level until `keep_exploring` says stop; the result with its traces."""
+        """Search level by level until `stop_reason` gives one; the result with its traces."""
         saver = self.saver
         if saver is not None and saver.resumed is not None:
             self.restore()
@@ -121,12 +120,12 @@ class KernelSearch:
             on_level(self.result.levels[-1], len(self.front))
         last = self.checkpoint()
         try:
-            while keep_exploring(exhausted=self.exhausted, found={**self.found, **self.broken},
-                                 invariant_count=len(self.properties), stop_at_first=stop_at_first,
-                                 depth=self.depth, max_depth=max_depth):
+            while not (stopped := stop_reason(exhausted=self.exhausted, found={**self.found, **self.broken},
+                                              properties=self.properties, stop_at_first=stop_at_first,
+                                              depth=self.depth, max_depth=max_depth)):
                 self.expand_level()
                 if self.exhausted:
-                    break
+                    continue
                 last = self.checkpoint()
                 if saver is not None and saver.due():
                     last[1]()
@@ -142,7 +141,7 @@ class KernelSearch:
             if final.frontier and final.depth != saver.committed:
                 last[1]()
             saver.commit(final)
-        return self.finish()
+        return self.finish(stopped)
 
     def start(self) -> None:
         """Level 0: the initial states (orbit representatives with symmetry)."""
@@ -161,7 +160,8 @@ class KernelSearch:
             self.saver.journal(0, 0, self.front_fps, self.front_fps, np.zeros(len(rows), np.uint16))
         self._note_violations(self._violation_masks(self.front))
         self.exhausted = len(rows) == 0
-        self.result.levels.append(LevelStats(0, len(rows), 0, len(self.visited), self.elapsed(), 0.0, self.violated()))
+        self.result.levels.append(LevelStats(0, len(rows), 0, len(self.visited), self.elapsed(), 0.0,
+                                             **self.found_so_far()))
 
     def expand_level(self) -> None:
         """Expand the frontier into the next level, journalling its states."""
@@ -190,11 +190,11 @@ class KernelSearch:
         self.front, self.front_fps = level.rows, level.fps
         self._note_violations(level.viol)
         result.levels.append(LevelStats(self.depth, n_out, level.generated, len(self.visited), self.elapsed(), 0.0,
-                                        self.violated()))
+                                        **self.found_so_far()))
 
-    def violated(self) -> tuple[str, ...]:
-        """The properties violated so far, by name."""
-        return tuple(sorted({*self.found, *self.broken}))
+    def found_so_far(self) -> dict[str, tuple[str, ...]]:
+        """The invariants violated and the witnesses reached so far, by name (LevelStats' fields)."""
+        return found_so_far({*self.found, *self.broken}, self.result.witnesses)
 
     def _violation_masks(self, rows) -> np.ndarray:
         search, lay = self.kernel.search, self.kernel.layout
@@ -264,10 +264,11 @@ class KernelSearch:
         if len(saved.levels) > 1 and saved.levels[-2].new_states:
             self.growth = saved.levels[-1].new_states / saved.levels[-2].new_states
 
-    def finish(self) -> CheckResult:
-        """The result: counts, verdicts, and each violation's shortest trace."""
+    def finish(self, stopped: str) -> CheckResult:
+        """The result of a search that stopped for reason `stopped`: counts, verdicts, and the
+        shortest trace of each violation and reached witness."""
         kernel, result = self.kernel, self.result
-        result.complete = self.exhausted
+        result.stopped = stopped
         result.distinct_states = len(self.visited)
         result.depth = self.depth
         result.actions = {kernel.action_kinds[k]: ActionCount(int(self.fired[k]), int(self.new[k]))
