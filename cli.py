@@ -1,7 +1,8 @@
 """The `replcheck` command line: check a protocol variant, list what there is, show a trace.
 
-Exit codes: 0 every checked invariant holds; 1 an invariant is violated (or the search
-stopped before it could tell); 2 bad input (unknown model, variant or invariant, impossible
+Exit codes: 0 no checked invariant is violated and every checked property (invariant or
+witness) was decided; 1 an invariant is violated, or the search stopped before every property
+could be decided; 2 bad input (unknown model, variant or invariant, impossible
 bounds, an unreadable or foreign trace file, an unwritable output path); 130 interrupted;
 143 terminated (SIGTERM).
 """
@@ -18,18 +19,29 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
+def verdicts_so_far(reached=None, checked=()) -> dict[str, list[str]]:
+    """The `checked` properties sorted by what an interrupted search knew of them after its last
+    complete BFS level `reached` (None: none): invariants violated and not yet violated,
+    witnesses reached and not yet reached."""
+    violated = list(reached.violated) if reached is not None else []
+    found = list(reached.reached) if reached is not None else []
+    return {"violated": violated,
+            "not_yet_violated": [p.name for p in checked if not p.witness and p.name not in violated],
+            "reached": found,
+            "not_yet_reached": [p.name for p in checked if p.witness and p.name not in found]}
+
+
 def interruption_message(terminated: bool, reached=None, checked=(), checkpoint=None) -> str:
     """What a stopped run says: Ctrl-C or SIGTERM; how far the search got (`reached`: the last
-    BFS level it completed, if any) and which of the `checked` properties were violated by then;
-    and where its checkpoint is (`checkpoint`: (directory, depth)), else that nothing was kept."""
+    BFS level it completed, if any) and which of the `checked` properties were violated (or,
+    for witnesses, reached) by then; and where its checkpoint is (`checkpoint`: (directory,
+    depth)), else that nothing was kept."""
     stopped = "terminated (SIGTERM)" if terminated else "interrupted by the user"
     if reached is not None:
         stopped += f" after depth {reached.depth} of the search ({reached.distinct_total:,} distinct states, incomplete"
-        unknown = [name for name in checked if name not in reached.violated]
-        if reached.violated:
-            stopped += f"; violated: {', '.join(reached.violated)}"
-        if unknown:
-            stopped += f"; not yet violated: {', '.join(unknown)}"
+        for key, names in verdicts_so_far(reached, checked).items():
+            if names:
+                stopped += f"; {key.replace('_', ' ')}: {', '.join(names)}"
         stopped += ")"
     if checkpoint is not None:
         directory, depth = checkpoint
@@ -43,8 +55,7 @@ def interruption_json(terminated: bool, reached=None, checked=(), checkpoint=Non
     return {"interrupted": "SIGTERM" if terminated else "SIGINT", "complete": False,
             "depth": reached.depth if reached is not None else None,
             "distinct_states": reached.distinct_total if reached is not None else None,
-            "violated": list(reached.violated) if reached is not None else [],
-            "not_yet_violated": [n for n in checked if reached is None or n not in reached.violated],
+            **verdicts_so_far(reached, checked),
             "checkpoint": ({"directory": str(checkpoint[0]), "depth": checkpoint[1]} if checkpoint is not None
                            else None)}
 
@@ -72,8 +83,9 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.symmetry_choice import choose_symmetry
         from checker.compare import compare_variants
         from checker.sweep import configurations, sweep
-        from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json, invariant_table,
-                                    result_to_json, summary_table, sweep_markdown, sweep_table, sweep_to_json)
+        from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json,
+                                    property_tables, result_to_json, summary_table, sweep_markdown, sweep_table,
+                                    sweep_to_json)
         from invariants.registry import invariants_for, select
         from model.params import ModelError
         from model.registry import MODELS, build_model
@@ -201,7 +213,8 @@ def search(engine: str, master: str, partitions: int | None, work_dir: str | Non
     checkpoint `saver` applied) and a progress callback. The first use of a model's compiled
     kernel on this machine shows as a compile step. An engine that cannot start, or a damaged
     checkpoint, is a one-line UserError; Ctrl-C is Interrupted (exit 130), saying how far the
-    search got, which `checked` properties it had found violated, and where its checkpoint is
+    search got, which `checked` properties (invariants and witnesses) it had found violated or
+    reached, and where its checkpoint is
     (also as a JSON object on stdout with `as_json`). Each level is appended to `progress_file`
     as a JSON line, if one is given."""
     reached = []
@@ -341,9 +354,10 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 @click.option("--variant", default=None, help="protocol variant (spec: hw, kip101, kip279, kip320; default kip320)")
 @bound_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
-              help="invariant to check (repeatable; default: all of the model's)")
+              help="invariant or witness to check (repeatable; default: every invariant of the model)")
 @click.option("--continue", "keep_going", is_flag=True,
-              help="explore everything and report the shortest trace of every violated invariant")
+              help="explore everything and report the shortest trace of every violated invariant and reached "
+                   "witness")
 @click.option("--max-depth", type=click.IntRange(min=0), default=None, help="explore at most this many transitions")
 @click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
@@ -352,10 +366,11 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 @engine_options
 def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
           checkpoint_every, engine, master, partitions, work_dir, progress_file, symmetry, **bounds):
-    """Explore every reachable state of a model and check its invariants.
+    """Explore every reachable state of a model, check its invariants and answer its witnesses.
 
-    Exits 0 when every invariant holds, 1 when one is violated, 2 when a counterexample could
-    not be saved (the result is printed all the same).
+    Exits 0 when no invariant is violated and every property was decided, 1 when an invariant
+    is violated or something stayed undecided, 2 when a trace could not be saved (the result
+    is printed all the same).
     """
     try:
         invariants = select(model_name, invariant_names)
@@ -409,12 +424,12 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str, partitions: int | None,
               work_dir: str | None, progress_file: Path | None) -> None:
-    """Search `model` for violations of `invariants`, print the result, save its traces, and
-    exit 0 (every invariant holds), 1 (one is violated, or the search was cut short) or 2 (a
-    trace could not be saved)."""
+    """Search `model` for violations of the invariants and for the witnesses among `invariants`,
+    print the result, save its traces, and exit 0 (no invariant is violated and every property
+    was decided), 1 (an invariant is violated, or the search stopped before every property was
+    decided) or 2 (a trace could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
-    checked = [i.name for i in invariants]
-    with search(engine, master, partitions, work_dir, label, [model], symmetric, checked, saver, as_json,
+    with search(engine, master, partitions, work_dir, label, [model], symmetric, invariants, saver, as_json,
                 progress_file) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
 
@@ -430,13 +445,14 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
     else:
         console = stdout_console()
         console.print(summary_table(result))
-        console.print(invariant_table(result, trace_files))
+        for table in property_tables(result, trace_files):
+            console.print(table)
         console.print(action_table(result))
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
     if unsaved is not None:
         raise unsaved
-    sys.exit(0 if result.ok and result.complete else EXIT_VIOLATED)
+    sys.exit(0 if result.ok and result.decided else EXIT_VIOLATED)
 
 
 @main.command()
@@ -444,7 +460,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
 @click.option("--variants", default=None, metavar="V1,V2,...", help="variants to compare (default: all of the model's)")
 @bound_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
-              help="invariant to check (repeatable; default: all of the model's)")
+              help="invariant or witness to check (repeatable; default: every invariant of the model)")
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
@@ -531,7 +547,8 @@ def parse_values(param, text: str) -> list:
 @click.option("--variant", default=None, help="protocol variant (default: the model's)")
 @sweep_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
-              help="invariant to check (repeatable; default for fetch: acked-survives and committed-survives)")
+              help="invariant or witness to check (repeatable; default for fetch: acked-survives and "
+                   "committed-survives)")
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
@@ -626,7 +643,7 @@ def replay(file):
 
 @main.command("list")
 def list_models():
-    """List the models, their variants, parameters and invariants."""
+    """List the models, their variants, parameters, invariants and witnesses."""
     console = stdout_console()
     for kind in MODELS.values():
         console.print(f"[bold]{kind.name}[/]: {kind.summary}")
@@ -639,9 +656,13 @@ def list_models():
         for p in kind.params:
             default = ("on" if p.default else "off") if p.kind == "flag" else p.default
             console.print(f"    --{p.name} ({p.domain}, default {default}): {p.help}")
-        console.print("  invariants:")
-        for inv in invariants_for(kind.name).values():
-            console.print(f"    [cyan]{inv.name}[/]: {inv.summary}")
+        properties = list(invariants_for(kind.name).values())
+        for heading, witness in (("invariants", False), ("witnesses (checked only when named)", True)):
+            listed = [p for p in properties if p.witness == witness]
+            if listed:
+                console.print(f"  {heading}:")
+            for prop in listed:
+                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}")
 
 
 @main.group()
@@ -651,7 +672,7 @@ def trace():
 
 @trace.command("show")
 @click.argument("file", type=NonEmptyPath(path_type=Path))
-@click.option("--explain", is_flag=True, help="add a plain-language account of what went wrong")
+@click.option("--explain", is_flag=True, help="add a plain-language account of what happened")
 def trace_show(file, explain):
     """Print a trace as a step table: one row per step, one column per replica."""
     try:

@@ -7,21 +7,35 @@ from typing import Any
 from rich.table import Table
 
 from .result import CheckResult
+from .stopping import COMPLETE, DECIDED, DEPTH_LIMIT, FIRST_VIOLATION
+
+STYLES = {"holds": "green", "violated": "bold red", "unknown": "yellow", "reachable": "bold cyan",
+          "unreachable": "cyan"}
+"""How each verdict is coloured: a reached witness is an answer, not a failure."""
+
+SEARCH_WORDS = {COMPLETE: "complete", DECIDED: "stopped: every property decided",
+                FIRST_VIOLATION: "stopped at the first violation",
+                DEPTH_LIMIT: "stopped at the depth limit (--max-depth)"}
+"""The summary's `search` line for each reason a search stops."""
+
+
+def property_to_json(result: CheckResult, name: str, trace_file: str | None) -> dict[str, Any]:
+    """One checked property: its kind, then `holds` (invariant) or `reachable` (witness) as
+    true/false/null (unknown), its status, shortest trace length and trace file."""
+    verdict = result.verdict(name)
+    trace = result.violations.get(name)
+    if name in result.witnesses:
+        answer = {"kind": "witness", "reachable": {"reachable": True, "unreachable": False}.get(verdict)}
+    else:
+        answer = {"kind": "invariant", "holds": {"holds": True, "violated": False}.get(verdict)}
+    return {**answer, "status": verdict, "trace_length": len(trace) if trace is not None else None,
+            "trace_file": trace_file}
 
 
 def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str, Any]:
     """The result as the JSON object `replcheck check --json` prints. `depth` and each
     `trace_length` count transitions (TLC counts states: its figures are one higher)."""
-    invariants = {}
-    for name in result.invariants:
-        verdict = result.verdict(name)
-        trace = result.violations.get(name)
-        invariants[name] = {
-            "holds": {"holds": True, "violated": False}.get(verdict),
-            "status": verdict,
-            "trace_length": len(trace) if trace is not None else None,
-            "trace_file": trace_files.get(name),
-        }
+    invariants = {name: property_to_json(result, name, trace_files.get(name)) for name in result.invariants}
     return {
         "model": result.model,
         "variant": result.variant,
@@ -54,7 +68,7 @@ def summary_table(result: CheckResult) -> Table:
     table.add_row("bounds", bounds)
     options = ", ".join(f"{k} {v}" for k, v in result.engine_options.items())
     table.add_row("engine", result.engine + (f" ({options})" if options else ""))
-    table.add_row("search", "complete" if result.complete else "stopped at the first violation")
+    table.add_row("search", SEARCH_WORDS[result.stopped])
     orbits = " (one per orbit under replica renaming)" if result.symmetry else ""
     table.add_row("distinct states", f"{result.distinct_states:,}{orbits}")
     table.add_row("generated states", f"{result.generated_states:,}")
@@ -64,18 +78,25 @@ def summary_table(result: CheckResult) -> Table:
     return table
 
 
-def invariant_table(result: CheckResult, trace_files: dict[str, str]) -> Table:
-    """One row per checked invariant: verdict, shortest trace length, trace file."""
-    table = Table(title="invariants", title_justify="left")
-    table.add_column("invariant")
+def property_tables(result: CheckResult, trace_files: dict[str, str]) -> list[Table]:
+    """A table of the checked invariants and one of the checked witnesses (each only when
+    there are some): one row per property with its verdict, shortest trace length, trace file."""
+    invariants = [name for name in result.invariants if name not in result.witnesses]
+    return [_verdict_table(result, kind, names, trace_files)
+            for kind, names in (("invariant", invariants), ("witness", list(result.witnesses))) if names]
+
+
+def _verdict_table(result: CheckResult, kind: str, names: list[str], trace_files: dict[str, str]) -> Table:
+    """The table of the properties `names`, all of one `kind` (invariant or witness)."""
+    table = Table(title="witnesses" if kind == "witness" else "invariants", title_justify="left")
+    table.add_column(kind)
     table.add_column("verdict")
     table.add_column("shortest trace", justify="right")
     table.add_column("trace file")
-    styles = {"holds": "green", "violated": "bold red", "unknown": "yellow"}
-    for name in result.invariants:
+    for name in names:
         verdict = result.verdict(name)
         trace = result.violations.get(name)
-        table.add_row(name, f"[{styles[verdict]}]{verdict}[/]", f"{len(trace)} steps" if trace is not None else "-",
+        table.add_row(name, f"[{STYLES[verdict]}]{verdict}[/]", f"{len(trace)} steps" if trace is not None else "-",
                       trace_files.get(name, "-"))
     return table
 
@@ -91,11 +112,25 @@ def action_table(result: CheckResult) -> Table:
     return table
 
 
-def _cell_text(result: CheckResult, invariant: str) -> str:
-    trace = result.violations.get(invariant)
-    if trace is not None:
-        return f"violated in {len(trace)} steps"
-    return result.verdict(invariant)
+def _cell_text(result: CheckResult, name: str, violated: str = "violated") -> str:
+    """A property's verdict in a comparison or sweep cell: 'violated in k steps' (`violated`
+    names the failure: sweeps say 'lost') or 'reachable in k steps' with the shortest trace,
+    otherwise the verdict itself."""
+    trace = result.violations.get(name)
+    if trace is None:
+        return result.verdict(name)
+    return f"{'reachable' if name in result.witnesses else violated} in {len(trace)} steps"
+
+
+def _styled_cell(result: CheckResult, name: str, violated: str = "violated") -> str:
+    """`_cell_text` coloured by its verdict."""
+    return f"[{STYLES[result.verdict(name)]}]{_cell_text(result, name, violated)}[/]"
+
+
+def _property_heading(result: CheckResult) -> str:
+    """The first column's heading of a comparison: 'invariant', or 'property' when witnesses
+    share the rows."""
+    return "property" if result.witnesses else "invariant"
 
 
 def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, str], str]) -> dict[str, Any]:
@@ -108,27 +143,25 @@ def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, 
         "engine_options": first.engine_options,
         "symmetry": first.symmetry,
         "invariants": first.invariants,
+        "witnesses": list(first.witnesses),
         "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant})
                      for r in results},
     }
 
 
 def comparison_table(results: list[CheckResult]) -> Table:
-    """Rows: invariants; columns: variants; each cell 'holds' or 'violated in k steps'; then
-    distinct states, depth and time per variant."""
+    """Rows: properties; columns: variants; each cell 'holds' or 'violated in k steps' for an
+    invariant, 'unreachable' or 'reachable in k steps' for a witness; then distinct states,
+    depth and time per variant."""
     first = results[0]
     bounds = bounds_text(first.bounds)
     reduced = ", symmetry reduction on: states counted per orbit" if first.symmetry else ""
     table = Table(title=f"{first.model} ({bounds}), engine {first.engine}{reduced}", title_justify="left")
-    table.add_column("invariant")
+    table.add_column(_property_heading(first))
     for r in results:
         table.add_column(r.variant or "-", justify="center")
-    for invariant in first.invariants:
-        cells = []
-        for r in results:
-            text = _cell_text(r, invariant)
-            cells.append(f"[bold red]{text}[/]" if invariant in r.violations else f"[green]{text}[/]")
-        table.add_row(invariant, *cells)
+    for name in first.invariants:
+        table.add_row(name, *(_styled_cell(r, name) for r in results))
     table.add_section()
     table.add_row("distinct orbits" if first.symmetry else "distinct states", *(f"{r.distinct_states:,}" for r in results))
     table.add_row("depth", *(str(r.depth) for r in results))
@@ -139,10 +172,10 @@ def comparison_table(results: list[CheckResult]) -> Table:
 def comparison_markdown(results: list[CheckResult]) -> str:
     """The comparison table as GitHub-flavoured Markdown."""
     first = results[0]
-    lines = ["| invariant | " + " | ".join(r.variant or "-" for r in results) + " |",
+    lines = [f"| {_property_heading(first)} | " + " | ".join(r.variant or "-" for r in results) + " |",
              "|---|" + "---|" * len(results)]
-    for invariant in first.invariants:
-        lines.append(f"| {invariant} | " + " | ".join(_cell_text(r, invariant) for r in results) + " |")
+    for name in first.invariants:
+        lines.append(f"| {name} | " + " | ".join(_cell_text(r, name) for r in results) + " |")
     label = "distinct orbits" if first.symmetry else "distinct states"
     lines.append(f"| {label} | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
     lines.append("| depth | " + " | ".join(str(r.depth) for r in results) + " |")
@@ -156,22 +189,17 @@ def bounds_text(config: dict[str, Any]) -> str:
                     for k, v in config.items())
 
 
-def _loss_text(result: CheckResult, invariant: str) -> str:
-    trace = result.violations.get(invariant)
-    return f"lost in {len(trace)} steps" if trace is not None else result.verdict(invariant)
-
-
 def sweep_table(runs: list, invariants: list[str]) -> Table:
-    """One row per configuration: each invariant 'holds' or 'lost in k steps', and states."""
+    """One row per configuration: each invariant 'holds' or 'lost in k steps', each witness
+    'unreachable' or 'reachable in k steps', and states."""
     table = Table(title="configuration sweep", title_justify="left")
     table.add_column("configuration")
     for name in invariants:
         table.add_column(name, justify="center")
     table.add_column("distinct states", justify="right")
     for config, result in runs:
-        cells = [f"[bold red]{_loss_text(result, n)}[/]" if n in result.violations else f"[green]{_loss_text(result, n)}[/]"
-                 for n in invariants]
-        table.add_row(bounds_text(config), *cells, f"{result.distinct_states:,}")
+        table.add_row(bounds_text(config), *(_styled_cell(result, n, "lost") for n in invariants),
+                      f"{result.distinct_states:,}")
     return table
 
 
@@ -180,7 +208,7 @@ def sweep_markdown(runs: list, invariants: list[str]) -> str:
     lines = ["| configuration | " + " | ".join(invariants) + " | distinct states |",
              "|---|" + "---|" * (len(invariants) + 1)]
     for config, result in runs:
-        lines.append(f"| {bounds_text(config)} | " + " | ".join(_loss_text(result, n) for n in invariants)
+        lines.append(f"| {bounds_text(config)} | " + " | ".join(_cell_text(result, n, "lost") for n in invariants)
                      + f" | {result.distinct_states:,} |")
     return "\n".join(lines) + "\n"
 

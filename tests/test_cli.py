@@ -166,7 +166,8 @@ def test_an_interrupted_search_lists_its_verdicts_so_far_also_in_json(monkeypatc
                              "was written\n")
     assert json.loads(result.stdout) == {"interrupted": "SIGINT", "complete": False, "depth": 9,
                                          "distinct_states": 4321, "violated": ["strong-isr"],
-                                         "not_yet_violated": ["weak-isr"], "checkpoint": None}
+                                         "not_yet_violated": ["weak-isr"], "reached": [], "not_yet_reached": [],
+                                         "checkpoint": None}
 
 
 @pytest.mark.parametrize("signum, delay, code, message", [

@@ -35,8 +35,8 @@ def test_cli_matches_tlc_distinct_states_and_depth(variant):
     assert out["symmetry"] is False
     assert out["distinct_states"] == distinct
     assert out["depth"] == tlc_depth - 1
-    assert out["invariants"]["leader-in-isr-or-none"] == {"holds": True, "status": "holds", "trace_length": None,
-                                                          "trace_file": None}
+    assert out["invariants"]["leader-in-isr-or-none"] == {"kind": "invariant", "holds": True, "status": "holds",
+                                                          "trace_length": None, "trace_file": None}
 
 
 @pytest.mark.parametrize("variant, bounds, orbits", TLC_SYMMETRY)
