@@ -1,7 +1,8 @@
 """A plain-language account of a counterexample for a protocol engineer: which step broke the
 invariant, which step lost or diverged the record and why its truncation point or election
 came out that way, the earlier steps that made it wrong, and what the later protocol
-versions change. The analysis is `traces.diagnosis`; this module only words it."""
+versions change. The analysis is `traces.diagnosis`; this module only words it. A witness's
+trace is no counterexample: its account says where the witness is reached and what that means."""
 
 from __future__ import annotations
 
@@ -31,8 +32,11 @@ TITLES = {
 
 def explain(trace: Trace, model) -> list[str]:
     """Sentences explaining the trace, most important first: the failing step and what the
-    failure means, the cause, the step that did the damage and why, its culprits, the fix."""
+    failure means, the cause, the step that did the damage and why, its culprits, the fix. For
+    a witness: the step that reaches it and what reaching it means."""
     invariant = invariants_for(trace.model)[trace.invariant]
+    if invariant.witness:
+        return _reached(trace, invariant, model)
     if not trace.steps:
         head = f"The initial state already violates {trace.invariant}: {invariant.summary}."
     else:
@@ -45,6 +49,14 @@ def explain(trace: Trace, model) -> list[str]:
     if diagnosis.kind is Cause.LEADERLESS:
         return [head, cause, _leaderless(diagnosis)]
     return [head, cause] + _RENDER[diagnosis.kind](diagnosis, page)
+
+
+def _reached(trace: Trace, witness, model) -> list[str]:
+    """Where the witness is reached, and what reaching it means (the last paragraph of its
+    docstring)."""
+    where = f"Step {len(trace)} ({Page(trace, model).words[-1]})" if trace.steps else "The initial state"
+    return [f"{where} reaches {trace.invariant}: {witness.summary}.",
+            " ".join(witness.meaning.split("\n\n")[-1].split())]
 
 
 def _consequence(meaning: str) -> str:

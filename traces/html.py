@@ -1,5 +1,6 @@
 """A trace as one self-contained HTML page that tells the story: the title and the explanation's
-first line (`traces.explain`), the lanes picture opened on the failing step with what the
+first line (`traces.explain`), the lanes picture opened on the last step (where the invariant
+fails, or the witness is reached) with what the
 selected step did and changed, then the rest of the explanation beside a legend of the picture's
 marks, the selected step's changes and state in full, and the step table. Click a
 column or a row, or use the arrow keys or the slider, to select a step. No server, no network:
@@ -15,6 +16,7 @@ from .changes import tidy_line, trace_changes
 from .explain import explain
 from .lanes import losses
 from .legend import legend_keys
+from .outcome import last_mark
 from .page import SCRIPT, STYLE
 from .picture import lanes_figure, legend_figure, trace_title
 from .render import figure_bytes
@@ -86,7 +88,7 @@ def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[s
 
 
 def trace_html(trace: Trace, model) -> str:
-    """The page for `trace`, opened on its last (failing) step."""
+    """The page for `trace`, opened on its last step (failing, or reaching the witness)."""
     states = trace.states()
     views = [model.lanes(s) for s in states]
     actions = ["initial state"] + [model.describe_step(step.action, states[i], step.state)
@@ -101,6 +103,7 @@ def trace_html(trace: Trace, model) -> str:
                        lead=html.escape(lead),
                        why=WHY.format(story="".join(f"<li>{html.escape(line)}</li>" for line in story)) if story else "",
                        svg=_svg(lanes_figure(trace, model, framed=False)),
-                       legend=_svg(legend_figure(legend_keys(views, losses(views), selectable=True))),
+                       legend=_svg(legend_figure(legend_keys(views, losses(views), last_mark(trace),
+                                                             selectable=True))),
                        heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows=_rows(actions, columns, names),
                        data=json.dumps(data).replace("</", "<\\/"))

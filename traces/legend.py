@@ -16,6 +16,7 @@ COLOURS = {
     "lost": "#b3261e",
     "loss_column": "#fde4e4",
     "fails": "#b3261e",
+    "reached": "#283593",
     "leader": "#ffd54f",
     "leader_edge": "#b08800",
     "crashed": "#d6d6d6",
@@ -41,13 +42,15 @@ LABELS = {
     "lost": "red record: a committed record that this step truncated or overwrote",
     "loss_column": "pink column: the step that destroyed a committed record",
     "fails": "red step number: the step at which the invariant fails",
+    "reached": "indigo step number: the step at which the witness is reached",
     "selected": "orange frame: the selected step (click a column or row, or use the arrow keys)",
 }
 
 
-def legend_keys(views: list[dict[str, Lane]], lost: list[Loss], selectable: bool = False) -> list[str]:
-    """The LABELS keys a picture of these lanes needs, in legend order; `selectable` adds the
-    selection frame of the HTML page."""
+def legend_keys(views: list[dict[str, Lane]], lost: list[Loss], last: str, selectable: bool = False) -> list[str]:
+    """The LABELS keys a picture of these lanes needs, in legend order: `last` is the mark of
+    the trace's last step (`fails` or `reached`); `selectable` adds the selection frame of the
+    HTML page."""
     lanes = [lane for view in views for lane in view.values()]
     used = {
         "record": any(lane.cells for lane in lanes),
@@ -63,7 +66,8 @@ def legend_keys(views: list[dict[str, Lane]], lost: list[Loss], selectable: bool
         "response": any(lane.message and lane.message[2] == "from" for lane in lanes),
         "lost": bool(lost),
         "loss_column": bool(lost),
-        "fails": True,
+        "fails": last == "fails",
+        "reached": last == "reached",
         "selected": selectable,
     }
     return [key for key in LABELS if used[key]]

@@ -78,10 +78,11 @@ def leader_badge(ax, x: float, y: float, text: str) -> None:
             bbox={"boxstyle": "round,pad=0.3", "facecolor": COLOURS["leader"], "edgecolor": COLOURS["leader_edge"]})
 
 
-def step_badge(ax, x: float, y: float, number: int, failing: bool) -> None:
-    """A step number, white on red when the invariant fails at that step, its top left at (x, y)."""
-    style = {"color": "white", "bbox": {"boxstyle": "round,pad=0.2", "facecolor": COLOURS["fails"],
-                                        "edgecolor": "none"}} if failing else {"color": COLOURS["ink"]}
+def step_badge(ax, x: float, y: float, number: int, mark: str | None) -> None:
+    """A step number, its top left at (x, y): white on red where the invariant fails (`mark`
+    "fails"), white on indigo where the witness is reached ("reached"), plain otherwise."""
+    style = {"color": "white", "bbox": {"boxstyle": "round,pad=0.2", "facecolor": COLOURS[mark],
+                                        "edgecolor": "none"}} if mark else {"color": COLOURS["ink"]}
     ax.text(x + 0.04, y + 0.04, str(number), va="top", fontsize=12, fontweight="bold", **style)
 
 
@@ -115,8 +116,8 @@ def _swatch(ax, key: str, x: float, y: float) -> None:
     elif key in ("fetch", "response"):
         ax.annotate("", xy=(x + 0.9, y), xytext=(x + 0.1, y),
                     arrowprops={"arrowstyle": "-|>", "color": COLOURS[key], "lw": 1.6})
-    elif key == "fails":
-        step_badge(ax, x + 0.1, top, 10, True)
+    elif key in ("fails", "reached"):
+        step_badge(ax, x + 0.1, top, 10, key)
     elif key == "selected":
         ax.add_patch(Rectangle((x + 0.1, top), 0.8, BOX, facecolor="#fff6d6", edgecolor=COLOURS["selected"],
                                linewidth=2.5))

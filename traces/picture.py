@@ -1,7 +1,8 @@
 """The lanes picture of a trace, drawn with matplotlib (pip-installable; no system Graphviz).
 
 One lane per replica and one column per step. A column's header numbers the step (white on red
-where the invariant fails) and says what happened, and in red which committed record it destroyed.
+where the invariant fails, on indigo where a witness is reached) and says what happened, and in
+red which committed record it destroyed.
 Each cell shows the replica's log (one box per offset, green below its HW, dashed when only in the
 page cache), its HW as a green bar, its LEO as a blue triangle, a gold badge when it acts as leader
 (and otherwise its epoch and whom it follows), grey when its broker is down, and in-flight FETCH
@@ -25,6 +26,7 @@ from .lanes import Loss, losses, role
 from .legend import COLOURS, legend_keys
 from .marks import (CELL, FONT, LINE, arrow, canvas, chars_in, draw_legend, hw_bar, leader_badge, legend_height,
                     leo_mark, record_box, step_badge, text_width)
+from .outcome import at_last_step, last_mark, outcome
 from .trace import Trace
 
 GUTTER = 0.9
@@ -37,9 +39,9 @@ STORY_LINE = 1.3 * (FONT + 1) / 72
 
 
 def trace_title(trace: Trace) -> str:
-    """`spec kip101: strong-isr violated after 10 steps`."""
+    """`spec kip101: strong-isr violated after 10 steps`, `fetch kip320: reached acked-with-1-down in 10 steps`."""
     name = f"{trace.model} {trace.variant}" if trace.variant else trace.model
-    return f"{name}: {trace.invariant} violated after {len(trace)} steps"
+    return f"{name}: {outcome(trace)}"
 
 
 def _cut(lines: list[str], most: int, wrap: int) -> list[str]:
@@ -49,11 +51,14 @@ def _cut(lines: list[str], most: int, wrap: int) -> list[str]:
     return lines[:most - 1] + [textwrap.shorten(" ".join(lines[most - 1:]), wrap, placeholder=" …")]
 
 
-def _header(action: str, lost: list[Loss], fails: str | None, wrap: int, most: int) -> tuple[list[str], list[str]]:
-    """A column header's lines: the action, wrapped and cut to `most` lines, and in red (bold,
-    so wrapped shorter) what the step destroyed and, on the last step, that `fails` there."""
-    alerts = [f"{loss.lane} loses committed {loss.record}" for loss in lost] + ([f"{fails} fails here"] if fails else [])
-    return _cut(textwrap.wrap(action, wrap), most, wrap), [x for a in alerts for x in textwrap.wrap(a, wrap * 9 // 10)]
+def _header(action: str, lost: list[Loss], last: str | None, wrap: int, most: int) -> tuple[list[str], ...]:
+    """A column header's lines: the action, wrapped and cut to `most` lines; in bold (so wrapped
+    shorter) what the step destroyed and, on the last step, what happens there (`last`: the
+    property fails, or is reached)."""
+    alerts = [f"{loss.lane} loses committed {loss.record}" for loss in lost]
+    bold = wrap * 9 // 10
+    return (_cut(textwrap.wrap(action, wrap), most, wrap), [x for a in alerts for x in textwrap.wrap(a, bold)],
+            textwrap.wrap(last, bold) if last else [])
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,7 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
     width = max(1, max(len(lane.cells) for view in views for lane in view.values()),
                 max((loss.offset + 1 for loss in lost), default=0))
     column = max(2.1, 1.2 + width * CELL)
-    headers = [_header(a, [x for x in lost if x.step == i], trace.invariant if i == len(actions) - 1 else None,
+    headers = [_header(a, [x for x in lost if x.step == i], at_last_step(trace) if i == len(actions) - 1 else None,
                        chars_in(column - 0.25), HEADER_LINES if framed else PAGE_HEADER_LINES)
                for i, a in enumerate(actions)]
     fig_w = GUTTER + column * len(states) + 0.1
@@ -97,9 +102,9 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
         fig_w = max(fig_w, text_width(len(trace_title(trace)), 16) + 0.4, 6.5)
     story = _story(trace, model, fig_w) if framed else []
     top = 0.85 + STORY_LINE * len(story) if framed else 0.05
-    lanes_top = top + 0.6 + LINE * max(len(a) + len(r) for a, r in headers)
+    lanes_top = top + 0.6 + LINE * max(sum(map(len, header)) for header in headers)
     grid = _Grid(list(views[0]), column, width, top, lanes_top, lanes_top + LANE * len(views[0]))
-    legend = legend_keys(views, lost)
+    legend = legend_keys(views, lost, last_mark(trace))
     legend_w = min(fig_w - 0.3, 22)
     fig, ax = canvas(fig_w, grid.bottom + (0.3 + legend_height(legend, legend_w, LEGEND_WRAP) if framed else 0.1))
     if framed:
@@ -112,11 +117,12 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
         ax.add_patch(band)
         ax.text(0.15, grid.y(row) + LANE / 2, name, va="center", fontsize=13, fontweight="bold", color=COLOURS["ink"])
     for col, view in enumerate(views):
-        _draw_column(ax, grid, col, view, headers[col], [x for x in lost if x.step == col], col == len(views) - 1)
+        _draw_column(ax, grid, col, view, headers[col], [x for x in lost if x.step == col],
+                     last_mark(trace) if col == len(views) - 1 else None)
     return fig
 
 
-def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss], failing: bool) -> None:
+def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss], mark: str | None) -> None:
     """One step: pink when it destroyed committed records, its (invisible) frame, header, one
     cell per lane and the messages in flight."""
     x0 = grid.x(col)
@@ -126,7 +132,7 @@ def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss]
     frame = Rectangle(*span, facecolor="none", edgecolor="none", linewidth=2.5)
     frame.set_gid(f"step-{col}")
     ax.add_patch(frame)
-    _draw_header(ax, x0 + 0.12, grid.top, col, header, failing)
+    _draw_header(ax, x0 + 0.12, grid.top, col, header, mark)
     for row, name in enumerate(grid.names):
         here = {loss.offset: loss.record for loss in lost if loss.lane == name}
         _draw_cell(ax, view[name], x0 + 0.2, grid.y(row), grid.width, grid.column, here)
@@ -158,14 +164,16 @@ def _draw_title(ax, title: str, story: list[tuple[str, str]]) -> None:
                 fontweight="bold" if kind == "lead" else "normal")
 
 
-def _draw_header(ax, x: float, y: float, step: int, header: tuple[list[str], list[str]], failing: bool) -> None:
-    """Step number (white on red where the invariant fails), the action, then in red the alerts."""
-    action, alerts = header
-    step_badge(ax, x, y, step, failing)
+def _draw_header(ax, x: float, y: float, step: int, header: tuple[list[str], ...], mark: str | None) -> None:
+    """Step number (marked where the invariant fails or the witness is reached: `mark`), the
+    action, then in red the losses, and what happens at the last step in its mark's colour."""
+    action, alerts, last = header
+    step_badge(ax, x, y, step, mark)
     ax.text(x, y + 0.42, "\n".join(action), va="top", fontsize=FONT, color=COLOURS["ink"], linespacing=1.3)
-    if alerts:
-        ax.text(x, y + 0.48 + LINE * len(action), "\n".join(alerts), va="top", fontsize=FONT, fontweight="bold",
-                color=COLOURS["lost"], linespacing=1.3)
+    for lines, colour, above in ((alerts, COLOURS["lost"], action), (last, COLOURS[mark or "lost"], action + alerts)):
+        if lines:
+            ax.text(x, y + 0.48 + LINE * len(above), "\n".join(lines), va="top", fontsize=FONT, fontweight="bold",
+                    color=colour, linespacing=1.3)
 
 
 def _draw_cell(ax, lane, x0: float, top: float, width: int, column: float, lost_here: dict[int, str]) -> None:

@@ -1,4 +1,5 @@
-"""Checking that a trace is a real behaviour of its model and really violates its invariant."""
+"""Checking that a trace is a real behaviour of its model and really violates its invariant (or
+reaches its witness)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ class ReplayError(AssertionError):
 def verify_trace(trace: Trace, model) -> None:
     """Replay `trace` through `model`: the initial state must be one of the model's, each
     step's state must be a successor of the previous state under the step's action, and the
-    last state (for a step property: the last step) must violate the trace's property, no
-    earlier one. Raises ReplayError."""
+    last state (for a step property: the last step) must violate the trace's property (reach
+    it, for a witness), no earlier one. Raises ReplayError."""
     if trace.initial not in model.initial_states():
         raise ReplayError("the initial state is not an initial state of the model")
     state = trace.initial
@@ -32,10 +33,11 @@ def verify_trace(trace: Trace, model) -> None:
     else:
         broken = [i for i, s in enumerate(states) if not prop.holds(s)]
         what = "state"
+    violate, fails = ("reach", "is already reached") if prop.witness else ("violate", "already fails")
     if not broken or broken[-1] != len(states) - 1:
-        raise ReplayError(f"the last {what} does not violate {trace.invariant}")
+        raise ReplayError(f"the last {what} does not {violate} {trace.invariant}")
     if len(broken) > 1:
-        raise ReplayError(f"{trace.invariant} already fails at step {broken[0]}: the trace is not minimal")
+        raise ReplayError(f"{trace.invariant} {fails} at step {broken[0]}: the trace is not minimal")
 
 
 def walk(model, actions: list[tuple]) -> list:

@@ -2,7 +2,7 @@
 validation.
 
 A file holds the model, variant and bounds it was found under (and whether the model kept
-ghost variables), the invariant it violates,
+ghost variables), the invariant it violates (or the witness it reaches: `kind` says which),
 the initial state and every step (action, the step in protocol words, the state after it).
 States are written with the model's own `state_to_json`; loading rebuilds the model from the
 file's metadata and decodes every state through it, so a file that does not fit its own
@@ -23,6 +23,7 @@ from model.registry import MODELS, build_model
 
 from checker.atomic_file import write_atomically
 
+from .outcome import is_witness
 from .replay import ReplayError, verify_trace
 from .trace import Step, Trace
 
@@ -61,7 +62,8 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
                       "state": model.state_to_json(step.state)})
         before = step.state
     return {"format": FORMAT, "model": trace.model, "variant": trace.variant, "bounds": trace.bounds,
-            "ghost": bool(getattr(model, "ghost", False)), "invariant": trace.invariant, "length": len(trace.steps),
+            "ghost": bool(getattr(model, "ghost", False)), "invariant": trace.invariant,
+            "kind": "witness" if is_witness(trace) else "invariant", "length": len(trace.steps),
             "initial": model.state_to_json(trace.initial), "steps": steps}
 
 
@@ -151,7 +153,8 @@ def trace_from_json(doc: Any, what: str = "trace"):
     try:
         verify_trace(trace, model)
     except ReplayError as exc:
-        raise TraceFileError(f"{what} is not a counterexample of its model: {exc}") from None
+        raise TraceFileError(f"{what} is not a {'witness trace' if is_witness(trace) else 'counterexample'} of its "
+                             f"model: {exc}") from None
     return trace, model
 
 

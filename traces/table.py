@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from .outcome import outcome
 from .trace import Trace
 
 
@@ -23,7 +24,7 @@ def _cell(lines: list[str], previous: list[str] | None) -> Text:
 def trace_table(trace: Trace, model) -> Table:
     """The trace as a rich Table: step number, the action in protocol words, then every column
     of `model.state_columns`, with what changed at that step highlighted."""
-    table = Table(title=f"{trace.model} {trace.variant or ''}: {trace.invariant} violated after {len(trace)} steps",
+    table = Table(title=f"{trace.model} {trace.variant or ''}: {outcome(trace)}",
                   show_lines=True, title_justify="left")
     states = [trace.initial] + [step.state for step in trace.steps]
     columns = [model.state_columns(state) for state in states]

@@ -1,4 +1,5 @@
-"""A trace: an initial state and the steps that lead from it to a state violating an invariant."""
+"""A trace: an initial state and the steps that lead from it to a state violating an invariant
+(or to a state or step where a witness is reached)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class Step:
 @dataclass(frozen=True)
 class Trace:
     """A behaviour of a model, from an initial state, that ends in a state violating
-    `invariant`. Model-agnostic: states are the model's own values."""
+    `invariant`, or where it is reached when that property is a witness (`traces.outcome`).
+    Model-agnostic: states are the model's own values."""
 
     model: str
     variant: str | None
@@ -27,7 +29,7 @@ class Trace:
     steps: tuple[Step, ...] = field(default_factory=tuple)
 
     def __len__(self) -> int:
-        """The number of steps (transitions); a violating initial state gives 0."""
+        """The number of steps (transitions); a violating (or witness) initial state gives 0."""
         return len(self.steps)
 
     def states(self) -> list:
