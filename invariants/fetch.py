@@ -1,7 +1,8 @@
 """Invariants of the `fetch` model, in the words of the operator's question: can an
-acknowledged or committed write be lost, and can replicas disagree? Written over packed
-states (see `model.fetch.layout`) so the compiled search evaluates them; on readable states
-each is evaluated by encoding first.
+acknowledged or committed write be lost, and can replicas disagree? And witnesses, the
+availability question: can the partition still acknowledge writes with brokers gone for good?
+Written over packed states (see `model.fetch.layout`) so the compiled search evaluates them;
+on readable states each is evaluated by encoding first.
 
 Every property here is symmetric: none names a replica, so renaming replicas never changes a
 verdict and symmetry reduction may be used with all of them."""
@@ -108,6 +109,51 @@ def leader_hw_never_decreases(s, t, lay):
 
 
 @kernel
+def acked_without_down_brokers(s, t, lay, k):
+    """The step from s to t acknowledges a write (it is acknowledged in t, not in s) while at
+    least k brokers are down in t, and no down broker holds that record in its log."""
+    down = 0
+    for r in range(lay.replicas):
+        if not alive(t, lay, r):
+            down += 1
+    if down < k:
+        return False
+    for rid in range(ghost_records(lay)):
+        offset = acked_offset(t, lay, rid)
+        if offset < 0 or acked_offset(s, lay, rid) >= 0:
+            continue
+        held = False
+        for r in range(lay.replicas):
+            if not alive(t, lay, r) and has_record(t, lay, r, offset, rid, acked_epoch(t, lay, rid)):
+                held = True
+        if not held:
+            return True
+    return False
+
+
+@kernel
+def no_ack_with_1_down(s, t, lay):
+    """A witness, reached at a step that acknowledges a write while at least one broker is down
+    and no down broker holds the record (the predicate is false exactly there).
+
+    Reaching it means the partition can still acknowledge acks=all writes with one broker gone
+    for good: the brokers that are up made the write durable without the down one, which need
+    never restart."""
+    return not acked_without_down_brokers(s, t, lay, 1)
+
+
+@kernel
+def no_ack_with_2_down(s, t, lay):
+    """A witness, reached at a step that acknowledges a write while at least two brokers are
+    down and no down broker holds the record (the predicate is false exactly there).
+
+    Reaching it means the partition can still acknowledge acks=all writes with two brokers gone
+    for good: the brokers that are up made the write durable without the down ones, which need
+    never restart."""
+    return not acked_without_down_brokers(s, t, lay, 2)
+
+
+@kernel
 def single_leader(s, lay):
     """At most one live replica believes it leads in any given leader epoch.
 
@@ -198,10 +244,15 @@ def violations(s, lay, selected):
 @kernel
 def broken_steps(s, code, t, lay, selected):
     """The step properties among `selected` (bit i: the i-th of `STEP_PROPERTIES`) that the step
-    from `s` to `t` (by action `code`) breaks."""
+    from `s` to `t` (by action `code`) breaks, witnesses reached included."""
+    mask = 0
     if selected & 1 and not leader_hw_never_decreases(s, t, lay):
-        return 1
-    return 0
+        mask |= 1
+    if selected & 2 and not no_ack_with_1_down(s, t, lay):
+        mask |= 2
+    if selected & 4 and not no_ack_with_2_down(s, t, lay):
+        mask |= 4
+    return mask
 
 
 def _on_readable(predicate):
@@ -238,11 +289,20 @@ STATE_INVARIANTS = (
 )
 """In the order of their bits in `violations`."""
 
+def _step_witness(name: str, summary: str, predicate) -> StepProperty:
+    """A witness over steps: reached at a step where `predicate` (over packed rows) is false."""
+    return StepProperty(name, summary, _step_on_readable(predicate), needs_ghost=True, symmetric=True, witness=True)
+
+
 STEP_PROPERTIES = (
     StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
                  _step_on_readable(leader_hw_never_decreases), symmetric=True),
+    _step_witness("acked-with-1-down", "a write is acknowledged while a broker is down and lacks it",
+                  no_ack_with_1_down),
+    _step_witness("acked-with-2-down", "a write is acknowledged while two brokers are down and lack it",
+                  no_ack_with_2_down),
 )
 """In the order of their bits in `broken_steps`."""
 
-INVARIANTS = (*STATE_INVARIANTS[:4], *STEP_PROPERTIES, *STATE_INVARIANTS[4:])
-"""Every property, in listing order."""
+INVARIANTS = (*STATE_INVARIANTS[:4], STEP_PROPERTIES[0], *STATE_INVARIANTS[4:], *STEP_PROPERTIES[1:])
+"""Every property, in listing order: the invariants, then the witnesses."""
