@@ -141,7 +141,8 @@ def test_ctrl_c_saves_a_final_checkpoint_and_says_how_to_resume(tmp_path, uninte
     proc = subprocess.Popen([sys.executable, "-m", "cli", "check", *RUN, "--engine", "local", "--checkpoint-dir",
                              str(directory), "--checkpoint-every", "3600"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    while not (directory / "levels" / f"{8:08d}").exists() and proc.poll() is None:
+    # level 9 is journalled while level 8 is expanded, after the search took level 8 as its checkpoint
+    while not (directory / "levels" / f"{9:08d}").exists() and proc.poll() is None:
         time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
