@@ -8,6 +8,7 @@ without it (`majority-naive`) a record held by a majority is overwritten (the pa
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -178,3 +179,14 @@ def test_symmetry_keeps_the_majority_naive_trace_length():
     full = explore(model, invariants)
     assert len(full.violations["committed-survives"]) == 11
     verify_trace(full.violations["committed-survives"], model)
+
+
+def test_explain_names_the_figure_8_cause(tmp_path):
+    from traces.explain import explain
+
+    model = majority_model("majority-naive", **FIGURE_8)
+    trace = explore(model, select("fetch", ["committed-survives"]), symmetry=True).violations["committed-survives"]
+    lines = explain(trace, model)
+    assert lines[1] == "Cause: a majority counted for a record of an earlier epoch (Raft's Figure 8) (earlier-epoch-counted)."
+    assert re.search(r"leading epoch 2, counted [ab]@e0 as committed at step \d+ .* a record of epoch 0\.$", lines[3])
+    assert "Raft's rule (--quorum majority) removes this" in lines[-1]

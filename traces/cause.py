@@ -22,6 +22,7 @@ class Cause(str, Enum):
     UNCLEAN_ELECTION = "unclean-election"
     ACKED_BEFORE_REPLICATED = "acked-before-replicated"
     NEW_LEADER_HW_BEHIND = "new-leader-hw-behind"
+    EARLIER_EPOCH_COUNTED = "earlier-epoch-counted"
     LEADERLESS = "leaderless"
 
 

@@ -30,6 +30,11 @@ Cause kinds, and the culprit steps each one names:
   another replica was elected. Culprit: the acknowledgement.
 - `new-leader-hw-behind`: a new leader starts with a HW below the one consumers have already
   seen (KAFKA-2334). Culprits: the step at which consumers saw the higher HW, and the election.
+- `earlier-epoch-counted`: under a majority quorum without Raft's own-epoch rule, a leader
+  counted a record of an earlier epoch as committed once a majority held it; a replica whose
+  log ends in a later epoch, without that record, could still win a majority's votes (the Raft
+  paper's Figure 8). Culprits: that commitment, and the write of the winner's record at the
+  same offset.
 - `leaderless`: the controller has no leader (the specification's LeaderInIsr fails then).
 """
 
@@ -39,7 +44,7 @@ from model.spec.state import members
 
 from . import history
 from .cause import Cause, Culprit, Damage, Diagnosis
-from .culprits import Trail, divergence_culprits, stale_culprits, truncation_damage
+from .culprits import Trail, divergence_culprits, stale_culprits, truncation_damage, write
 from .culprits import commit as commit_of
 from .partition import NONE, cross_epoch_fetches, holds_at, partition_views
 from .trace import Trace
@@ -163,6 +168,10 @@ def _elected_without(trail: Trail, x: int, offset: int, record) -> Diagnosis | N
     commit = commit_of(trail, offset, record, k - 1)
     if x not in members(before.isr):
         return trail.found(Cause.UNCLEAN_ELECTION, damage, [commit], commit)
+    winner = views[k].replicas[x]
+    if commit is not None and record.epoch < views[commit.step].replicas[commit.replica].epoch and offset < winner.leo:
+        return trail.found(Cause.EARLIER_EPOCH_COUNTED, damage, [commit, write(trail, offset, winner.log[offset])],
+                           commit)
     ack = history.acknowledgement(views, offset, record)
     if commit is None and ack is not None:
         writer = next(r for r in range(len(views[ack].replicas)) if holds_at(views[ack], r, offset, record))

@@ -25,6 +25,7 @@ TITLES = {
     Cause.UNCLEAN_ELECTION: "an unclean leader election",
     Cause.ACKED_BEFORE_REPLICATED: "a write acknowledged with acks=1 before any follower had it",
     Cause.NEW_LEADER_HW_BEHIND: "a new leader whose HW is behind the one consumers have seen",
+    Cause.EARLIER_EPOCH_COUNTED: "a majority counted for a record of an earlier epoch (Raft's Figure 8)",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""
@@ -168,6 +169,29 @@ def _elected(d: Diagnosis, page: Page) -> list[str]:
     return lines + [culprit_line(x, page) for x in d.culprits]
 
 
+def _earlier_epoch(d: Diagnosis, page: Page) -> list[str]:
+    """A majority quorum without Raft's own-epoch rule: a record of an earlier epoch committed
+    on a majority, then a replica without it elected by a majority."""
+    dmg, commit = d.damage, d.commit
+    at_commit = page.views[commit.step]
+    leader_epoch = at_commit.replicas[commit.replica].epoch
+    winner = page.views[dmg.step].replicas[dmg.replica]
+    rec, other = record_name(dmg.record), record_name(winner.log[dmg.offset])
+    holders = [name(r) for r in range(len(at_commit.replicas)) if holds_at(at_commit, r, dmg.offset, dmg.record)]
+    return [f"At step {dmg.step}, {name(dmg.replica)} won the election although its log has {other}, not {rec}, at "
+            f"offset {dmg.offset}: {page.words[dmg.step]}.",
+            f"{name(commit.replica)}, leading epoch {leader_epoch}, counted {rec} as committed at "
+            f"{page.step(commit.step)} because a majority ({', '.join(holders)}) held it, although {rec} is a record "
+            f"of epoch {dmg.record.epoch}.",
+            f"A majority holding a record of an earlier epoch does not keep it from being overwritten: "
+            f"{name(dmg.replica)}'s last record, {other}, is of a later epoch than {rec}, so a replica holding {rec} "
+            f"still votes for it (a log is more up to date when its last record's epoch is higher).",
+            *(culprit_line(c, page) for c in d.culprits[1:]),
+            "Raft's rule (--quorum majority) removes this: a leader counts a majority only for a record of its own "
+            "epoch, and earlier records are committed with it. A replica holding that record of the leader's epoch "
+            "refuses its vote to every log that lacks it, and any majority includes such a replica."]
+
+
 def _hw_behind(d: Diagnosis, page: Page) -> list[str]:
     """A new leader whose HW is below the one consumers have already seen."""
     dmg = d.damage
@@ -217,4 +241,5 @@ _RENDER = {
     Cause.UNCLEAN_ELECTION: _elected,
     Cause.ACKED_BEFORE_REPLICATED: _elected,
     Cause.NEW_LEADER_HW_BEHIND: _hw_behind,
+    Cause.EARLIER_EPOCH_COUNTED: _earlier_epoch,
 }
