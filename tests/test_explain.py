@@ -91,6 +91,10 @@ SCENARIOS = {
     # min.insync.replicas=1: committed and acknowledged with r1 alone (step 3); flush=async, so r1's
     # crash drops it (step 4).
     "S6c-min-insync-1-async": (C.UNFLUSHED_TAIL_LOST_IN_CRASH, 4, (3,)),
+    # Raft's Figure 8 without the own-epoch rule: r5 writes b@e1 (step 9), r1 commits a@e0 from
+    # epoch 2 (step 19), and r5 wins epoch 3 over it (step 22).
+    "S7a-majority-naive-figure-8": (C.EARLIER_EPOCH_COUNTED, 22, (9, 19)),
+    "S7b-majority-figure-8-own-epoch": None,
 }
 
 SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios"

@@ -186,7 +186,7 @@ def _earlier_epoch(d: Diagnosis, page: Page) -> list[str]:
             f"A majority holding a record of an earlier epoch does not keep it from being overwritten: "
             f"{name(dmg.replica)}'s last record, {other}, is of a later epoch than {rec}, so a replica holding {rec} "
             f"still votes for it (a log is more up to date when its last record's epoch is higher).",
-            *(culprit_line(c, page) for c in d.culprits[1:]),
+            *(culprit_line(c, page) for c in d.culprits if c.role != "commit"),
             "Raft's rule (--quorum majority) removes this: a leader counts a majority only for a record of its own "
             "epoch, and earlier records are committed with it. A replica holding that record of the leader's epoch "
             "refuses its vote to every log that lacks it, and any majority includes such a replica."]

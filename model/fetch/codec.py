@@ -8,7 +8,7 @@ import numpy as np
 
 from .bounds import FetchConfig
 from .layout import (ALIVE, C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES,
-                     DIVERGING, EPOCH, FETCH_COUNT, FETCH_DIVERGING, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER,
+                     DIVERGING, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER,
                      FETCH_OFFSET, FLUSHED, HEADER, HW, IDLE, ISR, LEADER, LEO, LOG, NEXT_RECORD_ID, NOT_SENT,
                      PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, RESPONSE, FetchLayout, fetch_layout)
 from .state import NO_FETCH, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr, Pending, Record
@@ -24,14 +24,13 @@ def _fetch(row: np.ndarray, at: int, lay: FetchLayout, msg) -> None:
         row[[at + FETCH_KIND, at + FETCH_LEADER, at + FETCH_OFFSET, at + FETCH_EPOCH]] = (REQUEST, *msg)
     elif isinstance(msg, FetchResponse):
         kind = REFUSED if msg.fenced else DIVERGING if msg.diverging >= 0 else RESPONSE
-        row[[at + FETCH_KIND, at + FETCH_LEADER, at + FETCH_OFFSET, at + FETCH_HW, at + FETCH_COUNT]] = (
-            kind, msg.leader, msg.offset, msg.hw, len(msg.records))
-        _records(row, at + lay.fetched_at, msg.records)
         if kind != RESPONSE and (msg.records or msg.hw):
             raise ValueError("a refused or diverging FETCH answer carries no records and no HW")
         if msg.fenced and msg.diverging >= 0:
             raise ValueError("a FETCH answer is either refused or diverging")
-        row[at + FETCH_DIVERGING] = max(msg.diverging, 0)
+        row[[at + FETCH_KIND, at + FETCH_LEADER, at + FETCH_OFFSET, at + FETCH_HW, at + FETCH_COUNT]] = (
+            kind, msg.leader, msg.offset, msg.diverging if kind == DIVERGING else msg.hw, len(msg.records))
+        _records(row, at + lay.fetched_at, msg.records)
 
 
 def _ghost_set(row: np.ndarray, base: int, entries, what: str) -> None:
@@ -83,9 +82,9 @@ def _message(v: list, at: int, lay: FetchLayout):
     if kind == REQUEST:
         return FetchRequest(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], v[at + FETCH_EPOCH])
     records = tuple(Record(*pair) for pair in _pairs(v, at + lay.fetched_at, v[at + FETCH_COUNT]))
-    diverging = v[at + FETCH_DIVERGING] if kind == DIVERGING else -1
-    return FetchResponse(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], records, v[at + FETCH_HW], kind == REFUSED,
-                         diverging)
+    if kind == DIVERGING:
+        return FetchResponse(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], records, 0, False, v[at + FETCH_HW])
+    return FetchResponse(v[at + FETCH_LEADER], v[at + FETCH_OFFSET], records, v[at + FETCH_HW], kind == REFUSED)
 
 
 def _ghost_entries(v: list, base: int, lay: FetchLayout) -> tuple:

@@ -8,8 +8,8 @@ accessors below (the only code that knows offsets).
                 it was acknowledged and whether it was committed, each as (offset + 1, record
                 epoch), 0 meaning "no" (a record only ever lives at the offset it was written)
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
-                (kind, leader, offset, epoch, HW, record count, agreeing end of a diverging
-                log); the epoch cache's size; then
+                (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
+                record count); the epoch cache's size; then
                 the log ((id, epoch) per offset), the fetched records, the epoch cache
                 ((epoch, start offset) per entry), the remote LEO of every replica, and the
                 inbox: per leader epoch one (leader + 2, ISR) pair, 0 meaning "no request"
@@ -32,11 +32,12 @@ NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDI
 PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
 """The slots of one pending write, and how many there are."""
 ALIVE, LEO, FLUSHED, CHECKPOINT, HW, EPOCH, LEADER, ISR = range(8)
-FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, FETCH_DIVERGING, CACHE_SIZE, LOG = range(8, 17)
+FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, CACHE_SIZE, LOG = range(8, 16)
 IDLE, REQUEST, RESPONSE, REFUSED, DIVERGING = range(5)
 """The kinds of a follower's fetch slot: nothing in flight, its FETCH, the leader's answer
 with records and HW, the leader's refusal, or (majority quorum) the leader's answer that the
-follower's log diverges from its own, with the offset up to which the two agree."""
+follower's log diverges from its own, with the offset up to which the two agree (carried in
+the slot where a response carries the HW)."""
 NOT_SENT = 0
 """An inbox leader slot's value for an epoch with no request waiting."""
 
@@ -438,7 +439,7 @@ def fetch_hw(s, lay, f):
 @kernel
 def diverging_end(s, lay, f):
     """The offset up to which f's log agrees with the leader's, carried by a DIVERGING answer."""
-    return s[_at(lay, f) + FETCH_DIVERGING]
+    return s[_at(lay, f) + FETCH_HW]
 
 
 @kernel
@@ -463,7 +464,7 @@ def fetched_epoch(s, lay, f, i):
 def clear_fetch(t, lay, f):
     """Follower f has nothing in flight."""
     at = _at(lay, f)
-    for i in range(FETCH_KIND, FETCH_DIVERGING + 1):
+    for i in range(FETCH_KIND, FETCH_COUNT + 1):
         t[at + i] = 0
     for i in range(2 * lay.log_size):
         t[at + lay.fetched_at + i] = 0
@@ -499,7 +500,7 @@ def diverge_fetch(t, lay, f, ldr, offset, end):
     t[at + FETCH_KIND] = DIVERGING
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
-    t[at + FETCH_DIVERGING] = end
+    t[at + FETCH_HW] = end
 
 
 @kernel
