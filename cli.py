@@ -83,9 +83,11 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.symmetry_choice import choose_symmetry
         from checker.compare import compare_variants
         from checker.sweep import configurations, sweep
-        from checker.report import (action_table, comparison_markdown, comparison_table, comparison_to_json,
-                                    property_tables, result_to_json, summary_table, sweep_markdown, sweep_table,
-                                    sweep_to_json)
+        from checker import tradeoffs
+        from checker.report import (action_table, claims_text, comparison_markdown, comparison_table,
+                                    comparison_to_json, property_tables, result_to_json, summary_table,
+                                    sweep_markdown, sweep_table, sweep_to_json, tradeoff_markdown, tradeoff_table,
+                                    tradeoff_to_json)
         from invariants.registry import invariants_for, select
         from model.params import ModelError
         from model.registry import MODELS, build_model
@@ -594,6 +596,59 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
         click.echo(sweep_markdown(runs, names), nl=False)
     else:
         stdout_console().print(sweep_table(runs, names))
+
+
+@main.command(name="tradeoffs")
+@click.option("--flush", type=click.Choice(["sync", "async"]), default="sync", show_default=True,
+              help="sync: every append is on disk (what Raft assumes); async: Kafka's default page cache")
+@click.option("--max-records", type=click.IntRange(1, 8), default=tradeoffs.BOUNDS["max_records"], show_default=True,
+              help="producer writes in one behaviour")
+@click.option("--max-epoch", type=click.IntRange(1, 8), default=tradeoffs.BOUNDS["max_epoch"], show_default=True,
+              help="highest leader epoch")
+@click.option("--max-crashes", type=click.IntRange(2, 6), default=tradeoffs.BOUNDS["max_crashes"], show_default=True,
+              help="broker crashes in one behaviour (at least 2: two brokers down)")
+@report_options("keep each 'yes' trace here as fetch-kip320-<setup>-<property>.json")
+@engine_options
+def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, render_format, as_json, as_markdown,
+                      engine, master, partitions, work_dir, progress_file, symmetry):
+    """ISR against a majority quorum at replication factor 3, acks=all: can committed or
+    acknowledged data be lost, and can the partition acknowledge writes with 1 or 2 brokers down?
+    Each "yes" comes with its shortest trace, each "no" from an exhaustive search; the source
+    articles' claims are read off the table. Exits 0 once the table is made."""
+    check_report_options(as_json, as_markdown, render_format, trace_dir)
+    bounds = {**tradeoffs.BOUNDS, "flush": flush, "max_records": max_records, "max_epoch": max_epoch,
+              "max_crashes": max_crashes}
+    properties = select("fetch", [q.prop for q in tradeoffs.QUESTIONS])
+    try:
+        models = tradeoffs.setup_models(lambda **settings: build_model("fetch", "kip320", ghost=True, **settings),
+                                        bounds)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    make_dir(trace_dir)
+    symmetric = symmetry_for([m for _, m in models], properties, symmetry)
+    with search(engine, master, partitions, work_dir, "trade-offs", [m for _, m in models], symmetric,
+                progress_file=progress_file) as (explore, on_level):
+        runs = tradeoffs.run(explore, models, properties, on_level)
+    trace_files = {}
+    if trace_dir is not None:
+        for (setup, model), (_, result) in zip(models, runs):
+            for prop, path in save_traces(result, model, trace_dir, setup.slug).items():
+                trace_files[setup.label, prop] = path
+                if render_format:
+                    render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
+    claims = tradeoffs.claim_verdicts(runs)
+    if as_json:
+        click.echo(json.dumps(tradeoff_to_json(runs, tradeoffs.QUESTIONS, claims, trace_files), indent=2))
+    elif as_markdown:
+        click.echo(tradeoff_markdown(runs, tradeoffs.QUESTIONS, claims), nl=False)
+    else:
+        console = stdout_console()
+        console.print(tradeoff_table(runs, tradeoffs.QUESTIONS, claims))
+        console.print("[bold]The articles' claims[/]")
+        for line in claims_text(claims):
+            console.print("- " + line, highlight=False)
+        for (label, prop), path in trace_files.items():
+            console.print(f"{label} {prop}: {path}", highlight=False)
 
 
 @main.command()

@@ -15,7 +15,7 @@ from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
 from model.fetch.layout import (acked_epoch, acked_offset, alive, committed_epoch, committed_offset, consumer_hw,
                                 controller_isr, controller_leader, epoch, ghost_records, has_record, hw, isr, leader,
-                                leo, member, same_record)
+                                leo, member, remote_leo, same_record)
 from model.fetch.state import NONE
 
 
@@ -109,9 +109,23 @@ def leader_hw_never_decreases(s, t, lay):
 
 
 @kernel
+def counted_on(t, lay, r, offset, rid, repoch):
+    """Broker r holds record (rid, repoch) at `offset`, or a live broker that believes it leads
+    counts r as holding it (r's remote LEO there is past the offset: r had it in its page cache
+    when it fetched, though a crash may have lost it since)."""
+    if has_record(t, lay, r, offset, rid, repoch):
+        return True
+    for p in range(lay.replicas):
+        if leads(t, lay, p) and p != r and remote_leo(t, lay, p, r) > offset:
+            return True
+    return False
+
+
+@kernel
 def acked_without_down_brokers(s, t, lay, k):
     """The step from s to t acknowledges a write (it is acknowledged in t, not in s) while at
-    least k brokers are down in t, and no down broker holds that record in its log."""
+    least k brokers are down in t, and no down broker holds that record or is counted as
+    holding it by a leader (`counted_on`): the write owes nothing to the down brokers."""
     down = 0
     for r in range(lay.replicas):
         if not alive(t, lay, r):
@@ -124,7 +138,7 @@ def acked_without_down_brokers(s, t, lay, k):
             continue
         held = False
         for r in range(lay.replicas):
-            if not alive(t, lay, r) and has_record(t, lay, r, offset, rid, acked_epoch(t, lay, rid)):
+            if not alive(t, lay, r) and counted_on(t, lay, r, offset, rid, acked_epoch(t, lay, rid)):
                 held = True
         if not held:
             return True
