@@ -110,6 +110,22 @@ def test_step_properties_match_local(sc):
                  explore(fetch, props, stop_at_first=False))
 
 
+@pytest.mark.parametrize("quorum, config", [
+    ("majority-naive", dict(log_size=1, max_records=2, max_epoch=3, max_crashes=0)),  # Figure 8's 11 steps
+    ("majority", dict(max_records=1, max_epoch=2, max_crashes=1)),  # holds: a complete search
+])
+def test_majority_quorum_matches_local(sc, quorum, config):
+    from checker.spark import explore_spark
+
+    model = build_model("fetch", "kip320", ghost=True, replicas=3, quorum=quorum, **config)
+    props = select("fetch", ["committed-survives", "acked-survives", "acked-with-1-down"])
+    spark = explore_spark(sc, model, props, partitions=3, symmetry=True)
+    same_results(spark, explore(model, props, symmetry=True))
+    assert spark.violations
+    for trace in spark.violations.values():
+        verify_trace(trace, model)
+
+
 def test_symmetry_on_the_plain_path_matches_local(sc):
     from checker.invariant import StepProperty
     from checker.spark import explore_spark
