@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+
+from checker.kernel.symmetry import permutations
+from checker.kernel.traces import Reducer
 
 
 def random_walk(model, choices):
@@ -23,3 +28,24 @@ def permuted(kernel, row, perm) -> np.ndarray:
     out = np.zeros_like(row)
     kernel.search.permute(row, kernel.layout, np.array(perm, np.int64), out)
     return out
+
+
+def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1) -> None:
+    """Every renaming of the 3-replica packed state `row` is lossless, has the same orbit
+    representative, has the renamed successors (no rule prefers a replica id), and the same
+    invariant verdicts and broken step properties (no property does)."""
+    kernel, search, lay = model.kernel, model.kernel.search, model.kernel.layout
+    reducer = Reducer(kernel, permutations(3, True))
+    canonical = reducer.representative(row)
+    steps = kernel.successor_rows(row)
+    verdicts = search.violations(row, lay, invariant_mask)
+    broken = sorted(search.broken_steps(row, code, t, lay, step_mask) for code, t in steps)
+    for perm in itertools.permutations(range(3)):
+        other = permuted(kernel, row, perm)
+        assert np.array_equal(permuted(kernel, other, np.argsort(perm)), row), "renaming lost information"
+        assert np.array_equal(reducer.representative(other), canonical), "the orbit has two representatives"
+        renamed_steps = kernel.successor_rows(other)
+        assert sorted(bytes(t) for _, t in renamed_steps) == \
+            sorted(bytes(permuted(kernel, t, perm)) for _, t in steps), "a rule prefers some replica id"
+        assert search.violations(other, lay, invariant_mask) == verdicts, "an invariant prefers some replica id"
+        assert sorted(search.broken_steps(other, code, t, lay, step_mask) for code, t in renamed_steps) == broken
