@@ -11,6 +11,7 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
+from checker.kernel.steps import code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
 
@@ -82,7 +83,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
             for jj in range(n):
                 j = rank[jj]
                 code = acts[j]
-                fired[code >> 12] += 1
+                fired[code_kind(code)] += 1
                 row = buf[j]
                 if step_mask:
                     broken = broken_steps(s, code, row, lay, step_mask)
