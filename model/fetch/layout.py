@@ -677,6 +677,10 @@ def committed_epoch(s, lay, rid):
 
 @kernel
 def commit(t, lay, offset, rid, repoch):
-    """Record (rid, repoch) at `offset` was below a true leader's HW: consumers could read it."""
-    t[lay.committed_base + 2 * rid] = offset + 1
-    t[lay.committed_base + 2 * rid + 1] = repoch
+    """Record (rid, repoch) at `offset` was below a true leader's HW: consumers could read it.
+    The first commit of a record id is the one kept: a record only ever lives at the offset it
+    was written, except that a retrying producer may write it twice, and consumers read it
+    first where it was first committed."""
+    if t[lay.committed_base + 2 * rid] == 0:
+        t[lay.committed_base + 2 * rid] = offset + 1
+        t[lay.committed_base + 2 * rid + 1] = repoch
