@@ -4,6 +4,9 @@ availability question: can the partition still acknowledge writes with brokers g
 Written over packed states (see `model.fetch.layout`) so the compiled search evaluates them;
 on readable states each is evaluated by encoding first.
 
+And the producer's questions with retries: can the log hold a producer's records out of order,
+or twice?
+
 Every property here is symmetric: none names a replica, so renaming replicas never changes a
 verdict and symmetry reduction may be used with all of them."""
 
@@ -15,7 +18,7 @@ from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
 from model.fetch.layout import (acked_epoch, acked_offset, alive, committed_epoch, committed_offset, consumer_hw,
                                 controller_isr, controller_leader, epoch, ghost_records, has_record, hw, isr, leader,
-                                leo, member, remote_leo, same_record)
+                                leo, member, record_id, remote_leo, same_record)
 from model.fetch.state import NONE
 
 
@@ -86,6 +89,48 @@ def hw_monotonic(s, lay):
     before serving offsets)."""
     ldr = true_leader(s, lay)
     return ldr == NONE or hw(s, lay, ldr) >= consumer_hw(s, lay)
+
+
+@kernel
+def in_order(s, lay):
+    """In the true leader's log, the first occurrences of the producer's records come in the
+    order they were sent (record ids are in send order). A record that is missing is no order
+    violation, and a second copy of a record is for `no-duplicates` to report.
+
+    A failure means a consumer reads the producer's records in another order than the producer
+    sent them: a retried record landed behind one sent after it (possible with retries and
+    max.in.flight.requests.per.connection above 1, unless the producer is idempotent)."""
+    ldr = true_leader(s, lay)
+    if ldr == NONE:
+        return True
+    seen, highest = 0, -1
+    for offset in range(leo(s, lay, ldr)):
+        rid = record_id(s, lay, ldr, offset)
+        if not member(seen, rid):
+            if rid < highest:
+                return False
+            seen |= 1 << rid
+            highest = rid
+    return True
+
+
+@kernel
+def no_duplicates(s, lay):
+    """No record appears twice in the true leader's log.
+
+    A failure means a consumer reads one of the producer's records twice: the leader appended
+    it, the answer was lost, and the producer's retry appended it again (possible with retries
+    unless the producer is idempotent)."""
+    ldr = true_leader(s, lay)
+    if ldr == NONE:
+        return True
+    seen = 0
+    for offset in range(leo(s, lay, ldr)):
+        rid = record_id(s, lay, ldr, offset)
+        if member(seen, rid):
+            return False
+        seen |= 1 << rid
+    return True
 
 
 @kernel
@@ -252,6 +297,10 @@ def violations(s, lay, selected):
         mask |= 64
     if selected & 128 and not strong_isr(s, lay):
         mask |= 128
+    if selected & 256 and not in_order(s, lay):
+        mask |= 256
+    if selected & 512 and not no_duplicates(s, lay):
+        mask |= 512
     return mask
 
 
@@ -300,6 +349,8 @@ STATE_INVARIANTS = (
     _invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr),
     _invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr),
     _invariant("strong-isr", "the controller's ISR holds every leader's log below its HW", strong_isr),
+    _invariant("in-order", "the true leader's log holds the producer's records in send order", in_order),
+    _invariant("no-duplicates", "no record is twice in the true leader's log", no_duplicates),
 )
 """In the order of their bits in `violations`."""
 

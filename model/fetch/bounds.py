@@ -19,6 +19,12 @@ PARAMS = (
     choice_param("quorum", "isr", ("isr", "majority", "majority-naive"),
                  "isr: Kafka's ISR and controller; majority: Raft/KRaft votes and majority commit; majority-naive: "
                  "majority commit without Raft's own-epoch rule"),
+    flag_param("retries", False, "the producer retries a failed or unanswered request (each record is a request, its "
+               "answer may be lost); off: one atomic ProducerWrite per record"),
+    Param("max-in-flight", 1, 1, 3, "max.in.flight.requests.per.connection: records sent and not yet acknowledged "
+          "(with --retries)"),
+    flag_param("idempotence", False, "KIP-98's idempotent producer: the leader refuses a sequence gap and drops a "
+               "duplicate (with --retries)"),
 )
 
 
@@ -35,3 +41,6 @@ class FetchConfig(NamedTuple):
     unclean_leader_election: bool
     flush: str
     quorum: str = "isr"
+    retries: bool = False
+    max_in_flight: int = 1
+    idempotence: bool = False

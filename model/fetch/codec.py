@@ -10,8 +10,10 @@ from .bounds import FetchConfig
 from .layout import (ALIVE, C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES,
                      DIVERGING, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER,
                      FETCH_OFFSET, FLUSHED, HEADER, HW, IDLE, ISR, LEADER, LEO, LOG, NEXT_RECORD_ID, NOT_SENT,
-                     PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, RESPONSE, FetchLayout, fetch_layout)
-from .state import NO_FETCH, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr, Pending, Record
+                     PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, REQUEST_SLOTS, RESPONSE, SEND_SLOTS, FetchLayout,
+                     fetch_layout)
+from .state import (APPENDED, FAILED, NO_FETCH, UNSENT, Broker, Controller, FetchRequest, FetchResponse, FetchState,
+                    LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record)
 
 
 def _records(row: np.ndarray, at: int, records) -> None:
@@ -41,6 +43,30 @@ def _ghost_set(row: np.ndarray, base: int, entries, what: str) -> None:
         row[at:at + 2] = (offset + 1, record.epoch)
 
 
+def _producer(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
+    """Write the retrying producer's view and its requests in flight, after checking that they
+    fit the layout and that an unused slot stays 0 (so the row is unique)."""
+    if not lay.retries:
+        if state.producer or state.requests:
+            raise ValueError("a state with a retrying producer needs a model built with --retries")
+        return
+    if len(state.producer) != lay.max_records:
+        raise ValueError(f"the producer's view has {len(state.producer)} records, the bounds say {lay.max_records}")
+    for rid, p in enumerate(state.producer):
+        if not UNSENT <= p.status <= FAILED:
+            raise ValueError(f"record {rid} has no producer status {p.status}")
+        if (p.status == APPENDED) != (p.leader >= 0) or (p.status != APPENDED and p != ProducerRecord(p.status)):
+            raise ValueError(f"record {rid}: a leader, epoch and offset belong to an appended record only")
+        row[lay.producer_base + SEND_SLOTS * rid:lay.producer_base + SEND_SLOTS * (rid + 1)] = (
+            (p.status, p.leader, p.epoch, p.offset, p.record_epoch) if p.status == APPENDED else (p.status, 0, 0, 0, 0))
+    if len({q.record for q in state.requests}) != len(state.requests):
+        raise ValueError("a record has two produce requests in flight")
+    if not all(0 <= q.record < lay.max_records and 0 <= q.leader < lay.replicas for q in state.requests):
+        raise ValueError("a produce request names a record or a broker outside the bounds")
+    for i, q in enumerate(state.requests):
+        row[lay.requests_at + REQUEST_SLOTS * i:lay.requests_at + REQUEST_SLOTS * (i + 1)] = (q.record + 1, q.leader)
+
+
 def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
     """The state as a packed row (see `model.fetch.layout`)."""
     row = np.zeros(lay.width, np.int8)
@@ -55,6 +81,7 @@ def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
         _ghost_set(row, lay.committed_base, state.committed, "committed")
     elif state.pending or state.acked or state.committed or state.consumer_hw:
         raise ValueError("a state with ghost variables needs a model built with ghost on")
+    _producer(row, state, lay)
     for r, b in enumerate(state.brokers):
         at = lay.broker_base + r * lay.broker_stride
         row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
@@ -92,6 +119,19 @@ def _ghost_entries(v: list, base: int, lay: FetchLayout) -> tuple:
                         for rid in range(lay.max_records) if v[base + 2 * rid]))
 
 
+def _producer_view(v: list, lay: FetchLayout) -> tuple[tuple, tuple]:
+    """The producer's view of every record, and its requests in flight (both empty without
+    retries)."""
+    if not lay.retries:
+        return (), ()
+    sends = (v[lay.producer_base + SEND_SLOTS * rid:lay.producer_base + SEND_SLOTS * (rid + 1)]
+             for rid in range(lay.max_records))
+    producer = tuple(ProducerRecord(*slots) if slots[0] == APPENDED else ProducerRecord(slots[0]) for slots in sends)
+    entries = (v[lay.requests_at + REQUEST_SLOTS * i:lay.requests_at + REQUEST_SLOTS * (i + 1)]
+               for i in range(lay.max_records))
+    return producer, tuple(ProduceRequest(rid - 1, leader) for rid, leader in entries if rid)
+
+
 def decode(row, lay: FetchLayout) -> FetchState:
     """The readable state a packed row stands for."""
     v = row.tolist() if hasattr(row, "tolist") else list(row)
@@ -106,13 +146,15 @@ def decode(row, lay: FetchLayout) -> FetchState:
                               _pairs(v, at + lay.cache_at, v[at + CACHE_SIZE]), v[at + HW], v[at + EPOCH],
                               v[at + LEADER], v[at + ISR], remote, _message(v, at, lay), inbox))
     controller = Controller(v[C_EPOCH], v[C_LEADER], v[C_ISR], v[C_OFFLINE])
+    producer, requests = _producer_view(v, lay)
     if not lay.ghost:
-        return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES])
+        return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], producer=producer,
+                          requests=requests)
     pending = tuple(Pending(v[at], Record(v[at + 1], v[at + 2]), v[at + 3], v[at + 4])
                     for at in (HEADER + PENDING_SLOTS * i for i in range(v[PENDING_COUNT])))
     return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], pending,
                       _ghost_entries(v, lay.acked_base, lay), _ghost_entries(v, lay.committed_base, lay),
-                      v[CONSUMER_HW])
+                      v[CONSUMER_HW], producer, requests)
 
 
 def fitting_layout(*states: FetchState) -> FetchLayout:
@@ -121,9 +163,10 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
     ids, epochs, lengths, caches = [0], [1], [1], [0]
     for state in states:
         c = state.controller
-        ids += [state.next_record_id] + [x.id + 1 for _, x in state.acked + state.committed] + \
+        ids += [state.next_record_id, len(state.producer)] + [x.id + 1 for _, x in state.acked + state.committed] + \
             [p.record.id + 1 for p in state.pending]
         epochs += [c.epoch] + [p.epoch for p in state.pending] + [x.epoch for _, x in state.acked + state.committed]
+        epochs += [e for p in state.producer for e in (p.epoch, p.record_epoch)]
         for b in state.brokers:
             records = b.log + (b.fetch.records if isinstance(b.fetch, FetchResponse) else ())
             ids += [x.id + 1 for x in records]
@@ -131,5 +174,6 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
             lengths += [len(b.log), len(records) - len(b.log)]
             caches.append(len(b.cache))
     config = FetchConfig(len(states[0].brokers), max(lengths), max(ids), max(max(epochs), max(caches) - 1),
-                         max(s.crashes for s in states), "all", 1, False, "sync")
+                         max(s.crashes for s in states), "all", 1, False, "sync",
+                         retries=any(s.producer for s in states))
     return fetch_layout(config, "hw", ghost=True)

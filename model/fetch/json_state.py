@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import (NO_FETCH, NONE, Broker, Controller, FetchRequest, FetchResponse, FetchState, LeaderAndIsr,
-                    Pending, Record, members, replica_set)
+from .state import (NO_FETCH, SEND_STATUSES, Broker, Controller, FetchRequest, FetchResponse,
+                    FetchState, LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record, members, replica_set)
 
 
-def _replica(r: int) -> int | None:
-    return None if r == NONE else r
+def _optional(value: int) -> int | None:
+    """A replica id, epoch or offset that may be absent (NONE, NO_EPOCH: -1) as JSON: null."""
+    return None if value < 0 else value
 
 
 def _message(msg) -> dict | None:
@@ -18,20 +19,21 @@ def _message(msg) -> dict | None:
     if isinstance(msg, FetchResponse):
         return {"type": "response", "leader": msg.leader, "offset": msg.offset,
                 "records": [list(x) for x in msg.records], "hw": msg.hw, "fenced": msg.fenced,
-                "diverging": None if msg.diverging < 0 else msg.diverging}
+                "diverging": _optional(msg.diverging)}
     return None
 
 
 def state_to_json(state: FetchState) -> dict[str, Any]:
-    """The state as JSON data: replica ids 0-based, `null` for no leader, sets as lists."""
-    return {
+    """The state as JSON data: replica ids 0-based, `null` for no leader, sets as lists. The
+    retrying producer's view is written only when there is one (`--retries`)."""
+    data = {
         "brokers": [{
             "alive": b.alive, "log": [list(x) for x in b.log], "flushed": b.flushed, "checkpoint": b.checkpoint,
-            "cache": [list(e) for e in b.cache], "hw": b.hw, "epoch": b.epoch, "leader": _replica(b.leader),
+            "cache": [list(e) for e in b.cache], "hw": b.hw, "epoch": b.epoch, "leader": _optional(b.leader),
             "isr": list(members(b.isr)), "remote": list(b.remote), "fetch": _message(b.fetch),
-            "inbox": [{"epoch": q.epoch, "leader": _replica(q.leader), "isr": list(members(q.isr))} for q in b.inbox],
+            "inbox": [{"epoch": q.epoch, "leader": _optional(q.leader), "isr": list(members(q.isr))} for q in b.inbox],
         } for b in state.brokers],
-        "controller": {"epoch": state.controller.epoch, "leader": _replica(state.controller.leader),
+        "controller": {"epoch": state.controller.epoch, "leader": _optional(state.controller.leader),
                        "isr": list(members(state.controller.isr)), "offline": list(members(state.controller.offline))},
         "next_record_id": state.next_record_id,
         "crashes": state.crashes,
@@ -41,6 +43,12 @@ def state_to_json(state: FetchState) -> dict[str, Any]:
         "committed": [[o, list(x)] for o, x in state.committed],
         "consumer_hw": state.consumer_hw,
     }
+    if state.producer:
+        data["producer"] = [{"status": SEND_STATUSES[p.status], "leader": _optional(p.leader),
+                             "epoch": _optional(p.epoch), "offset": _optional(p.offset),
+                             "record_epoch": _optional(p.record_epoch)} for p in state.producer]
+        data["requests"] = [{"record": q.record, "leader": q.leader} for q in state.requests]
+    return data
 
 
 def _int(value: Any) -> int:
@@ -54,13 +62,19 @@ def _record(value: Any) -> Record:
     return Record(_int(first), _int(second))
 
 
-def _optional_offset(value: Any) -> int:
-    """An offset, or -1 for null (absent in trace files written before majority quorums)."""
+def _optional_int(value: Any) -> int:
+    """A replica id, epoch or offset, or -1 (NONE, NO_EPOCH) for null: `_optional` inverted. (A
+    diverging offset is absent from trace files written before majority quorums.)"""
     return -1 if value is None else _int(value)
 
 
-def _leader(value: Any) -> int:
-    return NONE if value is None else _int(value)
+def _producer_record(value: Any) -> ProducerRecord:
+    """One record of the producer's view, absent fields null."""
+    status = value["status"]
+    if status not in SEND_STATUSES:
+        raise ValueError(f"unknown producer status {status!r} (one of {', '.join(SEND_STATUSES)})")
+    return ProducerRecord(SEND_STATUSES.index(status), _optional_int(value["leader"]), _optional_int(value["epoch"]),
+                          _optional_int(value["offset"]), _optional_int(value["record_epoch"]))
 
 
 def _fetch(value: Any):
@@ -70,7 +84,7 @@ def _fetch(value: Any):
         return FetchRequest(_int(value["leader"]), _int(value["offset"]), _int(value["epoch"]))
     if value["type"] == "response":
         return FetchResponse(_int(value["leader"]), _int(value["offset"]), tuple(_record(x) for x in value["records"]),
-                             _int(value["hw"]), bool(value["fenced"]), _optional_offset(value.get("diverging")))
+                             _int(value["hw"]), bool(value["fenced"]), _optional_int(value.get("diverging")))
     raise ValueError(f"unknown message type {value['type']!r}")
 
 
@@ -80,20 +94,24 @@ def state_from_json(data: Any, replicas: int) -> FetchState:
     try:
         brokers = tuple(Broker(
             bool(b["alive"]), tuple(_record(x) for x in b["log"]), _int(b["flushed"]), _int(b["checkpoint"]),
-            tuple((_int(e), _int(s)) for e, s in b["cache"]), _int(b["hw"]), _int(b["epoch"]), _leader(b["leader"]),
-            replica_set(map(_int, b["isr"])), tuple(map(_int, b["remote"])), _fetch(b["fetch"]),
-            tuple(LeaderAndIsr(_int(q["epoch"]), _leader(q["leader"]), replica_set(map(_int, q["isr"])))
+            tuple((_int(e), _int(s)) for e, s in b["cache"]), _int(b["hw"]), _int(b["epoch"]),
+            _optional_int(b["leader"]), replica_set(map(_int, b["isr"])), tuple(map(_int, b["remote"])),
+            _fetch(b["fetch"]),
+            tuple(LeaderAndIsr(_int(q["epoch"]), _optional_int(q["leader"]), replica_set(map(_int, q["isr"])))
                   for q in b["inbox"]),
         ) for b in data["brokers"])
         if len(brokers) != replicas:
             raise ValueError(f"state has {len(brokers)} brokers, the bounds say {replicas}")
         c = data["controller"]
-        controller = Controller(_int(c["epoch"]), _leader(c["leader"]), replica_set(map(_int, c["isr"])),
+        controller = Controller(_int(c["epoch"]), _optional_int(c["leader"]), replica_set(map(_int, c["isr"])),
                                 replica_set(map(_int, c["offline"])))
         pending = tuple(Pending(_int(p["offset"]), _record(p["record"]), _int(p["leader"]), _int(p["epoch"]))
                         for p in data["pending"])
+        producer = tuple(_producer_record(p) for p in data.get("producer", ()))  # absent without --retries
+        requests = tuple(ProduceRequest(_int(q["record"]), _int(q["leader"])) for q in data.get("requests", ()))
         return FetchState(brokers, controller, _int(data["next_record_id"]), _int(data["crashes"]), pending,
                           tuple((_int(o), _record(x)) for o, x in data["acked"]),
-                          tuple((_int(o), _record(x)) for o, x in data["committed"]), _int(data["consumer_hw"]))
+                          tuple((_int(o), _record(x)) for o, x in data["committed"]), _int(data["consumer_hw"]),
+                          producer, requests)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed fetch state ({type(exc).__name__}: {exc})") from None

@@ -6,7 +6,11 @@ accessors below (the only code that knows offsets).
     ghost       (only with ghost on; no slots otherwise) pending writes in append order, each
                 (offset, record id, record epoch, leader, epoch); then, per record id, whether
                 it was acknowledged and whether it was committed, each as (offset + 1, record
-                epoch), 0 meaning "no" (a record only ever lives at the offset it was written)
+                epoch), 0 meaning "no"
+    producer    (only with --retries; no slots otherwise) per record id its status, and while
+                it is APPENDED the answering leader, its epoch, the offset and the record's
+                epoch; then the produce requests in flight in send order, each (record id + 1,
+                leader), 0 meaning "none"
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
                 (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
                 record count); the epoch cache's size; then
@@ -27,10 +31,15 @@ from typing import NamedTuple
 from checker.kernel.jit import kernel
 
 from .bounds import FetchConfig
+from .state import APPENDED
 
 NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(9)
 PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
 """The slots of one pending write, and how many there are."""
+SEND_STATUS, SEND_LEADER, SEND_EPOCH, SEND_OFFSET, SEND_RECORD_EPOCH, SEND_SLOTS = range(6)
+"""The slots of the producer's view of one record, and how many there are."""
+REQUEST_RECORD, REQUEST_LEADER, REQUEST_SLOTS = range(3)
+"""The slots of one produce request in flight, and how many there are."""
 ALIVE, LEO, FLUSHED, CHECKPOINT, HW, EPOCH, LEADER, ISR = range(8)
 FETCH_KIND, FETCH_LEADER, FETCH_OFFSET, FETCH_EPOCH, FETCH_HW, FETCH_COUNT, CACHE_SIZE, LOG = range(8, 16)
 IDLE, REQUEST, RESPONSE, REFUSED, DIVERGING = range(5)
@@ -51,8 +60,9 @@ ISR_QUORUM, MAJORITY, MAJORITY_NAIVE = range(3)
 
 class FetchLayout(NamedTuple):
     """Bounds, configuration (acks as an index into `ACKS`, flags as 0/1, the quorum as an index
-    into `QUORUMS`), the protocol variant (an index into `VARIANT_NAMES`), whether ghost variables are kept, and where things are
-    (block offsets, and inside a broker block the start of each array)."""
+    into `QUORUMS`), the protocol variant (an index into `VARIANT_NAMES`), whether ghost
+    variables are kept, and where things are (block offsets, and inside a broker block the start
+    of each array)."""
 
     replicas: int
     log_size: int
@@ -64,11 +74,16 @@ class FetchLayout(NamedTuple):
     unclean: int
     flush_async: int
     quorum: int
+    retries: int
+    max_in_flight: int
+    idempotence: int
     variant: int
     ghost: int
     width: int
     acked_base: int
     committed_base: int
+    producer_base: int
+    requests_at: int
     broker_base: int
     broker_stride: int
     fetched_at: int
@@ -81,10 +96,13 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     """The layout for this configuration, variant and ghost choice; rows are padded to a
     multiple of 8 bytes."""
     records = config.max_records if ghost else 0
+    sends = config.max_records if config.retries else 0
     epochs = config.max_epoch + 1
     acked_base = HEADER + PENDING_SLOTS * records
     committed_base = acked_base + 2 * records
-    broker_base = committed_base + 2 * records
+    producer_base = committed_base + 2 * records
+    requests_at = producer_base + SEND_SLOTS * sends
+    broker_base = requests_at + REQUEST_SLOTS * sends
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
@@ -93,9 +111,10 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     width = -(-(broker_base + config.replicas * stride) // 8) * 8
     return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
                        ACKS.index(config.acks), config.min_insync_replicas, int(config.unclean_leader_election),
-                       int(config.flush == "async"), QUORUMS.index(config.quorum), VARIANT_NAMES.index(variant),
-                       int(ghost), width, acked_base, committed_base, broker_base, stride, fetched_at, cache_at,
-                       remote_at, inbox_at)
+                       int(config.flush == "async"), QUORUMS.index(config.quorum), int(config.retries),
+                       config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant), int(ghost), width,
+                       acked_base, committed_base, producer_base, requests_at, broker_base, stride, fetched_at,
+                       cache_at, remote_at, inbox_at)
 
 
 # ----- replica sets --------------------------------------------------------------------------------
@@ -556,6 +575,114 @@ def drop_requests_up_to(t, lay, r, e):
     at = _at(lay, r) + lay.inbox_at
     for i in range(2 * (e + 1)):
         t[at + i] = 0
+
+
+# ----- the retrying producer's view and its requests in flight (only with --retries) ----------------------------
+
+
+@kernel
+def producer_records(lay):
+    """How many records the producer's view tracks (0 without --retries)."""
+    return lay.max_records if lay.retries else 0
+
+
+@kernel
+def _send(lay, rid):
+    return lay.producer_base + SEND_SLOTS * rid
+
+
+@kernel
+def send_status(s, lay, rid):
+    """Where record rid stands with the producer (UNSENT, SENT, APPENDED, ACKED or FAILED)."""
+    return s[_send(lay, rid) + SEND_STATUS]
+
+
+@kernel
+def answer_leader(s, lay, rid):
+    """The leader that appended APPENDED record rid (or found it a duplicate)."""
+    return s[_send(lay, rid) + SEND_LEADER]
+
+
+@kernel
+def answer_epoch(s, lay, rid):
+    """That leader's epoch when it handled the request."""
+    return s[_send(lay, rid) + SEND_EPOCH]
+
+
+@kernel
+def answer_offset(s, lay, rid):
+    """The offset of APPENDED record rid in that leader's log."""
+    return s[_send(lay, rid) + SEND_OFFSET]
+
+
+@kernel
+def answer_record_epoch(s, lay, rid):
+    """The epoch of APPENDED record rid in that leader's log."""
+    return s[_send(lay, rid) + SEND_RECORD_EPOCH]
+
+
+@kernel
+def set_send_status(t, lay, rid, status):
+    """Record rid becomes `status` (any status but APPENDED: its answer's slots are cleared)."""
+    at = _send(lay, rid)
+    t[at + SEND_STATUS] = status
+    for i in range(SEND_LEADER, SEND_SLOTS):
+        t[at + i] = 0
+
+
+@kernel
+def set_appended(t, lay, rid, ldr, e, offset, repoch):
+    """Record rid is APPENDED: `ldr`, leading epoch e, holds it at `offset` with epoch `repoch`."""
+    at = _send(lay, rid)
+    t[at + SEND_STATUS] = APPENDED
+    t[at + SEND_LEADER] = ldr
+    t[at + SEND_EPOCH] = e
+    t[at + SEND_OFFSET] = offset
+    t[at + SEND_RECORD_EPOCH] = repoch
+
+
+@kernel
+def _request(lay, i):
+    return lay.requests_at + REQUEST_SLOTS * i
+
+
+@kernel
+def produce_request_count(s, lay):
+    """How many produce requests are in flight (each record at most once)."""
+    count = 0
+    while count < producer_records(lay) and s[_request(lay, count) + REQUEST_RECORD] != 0:
+        count += 1
+    return count
+
+
+@kernel
+def produce_request_record(s, lay, i):
+    """The record of the i-th produce request in flight (in send order)."""
+    return s[_request(lay, i) + REQUEST_RECORD] - 1
+
+
+@kernel
+def produce_request_leader(s, lay, i):
+    """The broker the i-th produce request in flight was sent to."""
+    return s[_request(lay, i) + REQUEST_LEADER]
+
+
+@kernel
+def queue_produce_request(t, lay, rid, ldr):
+    """A produce request for record rid is sent to `ldr`, after those already in flight."""
+    at = _request(lay, produce_request_count(t, lay))
+    t[at + REQUEST_RECORD] = rid + 1
+    t[at + REQUEST_LEADER] = ldr
+
+
+@kernel
+def drop_produce_request(t, lay, i):
+    """The i-th produce request in flight is gone (handled or lost); later ones move up."""
+    last = produce_request_count(t, lay) - 1
+    for k in range(_request(lay, i), _request(lay, last)):
+        t[k] = t[k + REQUEST_SLOTS]
+    for k in range(_request(lay, last), _request(lay, last + 1)):
+        t[k] = 0
 
 
 # ----- ghost variables -------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from .kinds import CHECKPOINT_HW, CRASH, FLUSH, RESTART
 from .layout import (IDLE, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes, drop_requests_up_to,
                      fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint, set_flushed, set_hw,
                      set_remote_leo, set_view, truncate)
+from .retries import close_connections
 from .state import NO_EPOCH, NONE
 
 
@@ -32,7 +33,7 @@ def lose_memory(t, lay, r):
 @kernel
 def crash(s, lay, out, acts, n):
     """Broker r crashes (while crashes remain in the bounds): it loses its memory and its
-    unflushed records, and in-flight fetches to r are dropped."""
+    unflushed records, and in-flight fetches and produce requests to r are dropped."""
     if crashes(s, lay) >= lay.max_crashes:
         return n
     for r in range(lay.replicas):
@@ -43,6 +44,7 @@ def crash(s, lay, out, acts, n):
         for f in range(lay.replicas):
             if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
                 clear_fetch(t, lay, f)
+        close_connections(t, lay, r)
         count_crash(t, lay)
         n += 1
     return n

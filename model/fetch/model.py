@@ -13,7 +13,8 @@ from . import codec, json_state
 from .bounds import FetchConfig
 from .kinds import ACTION_KINDS, ARITIES
 from .layout import fetch_layout
-from .state import NO_EPOCH, NO_FETCH, NONE, Broker, Controller, FetchState, LeaderAndIsr
+from .retries import produce_outcome
+from .state import NO_EPOCH, NO_FETCH, NONE, UNSENT, Broker, Controller, FetchState, LeaderAndIsr, ProducerRecord
 from .successors import max_successors
 from .words import broker_columns, broker_lanes, describe_step
 
@@ -35,6 +36,10 @@ class FetchModel:
                              f"use --variant kip320, not {variant}")
         if config.quorum != "isr" and config.unclean_leader_election:
             raise ModelError(f"--quorum {config.quorum} elects by votes: --unclean-leader-election does not apply")
+        if not config.retries and (config.max_in_flight != 1 or config.idempotence):
+            given = f"--max-in-flight {config.max_in_flight}" if config.max_in_flight != 1 else "--idempotence"
+            raise ModelError(f"{given}: --max-in-flight and --idempotence apply only with --retries (without it "
+                             f"each write is one atomic step)")
         from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES
 
         self.variant, self.config, self.ghost = variant, config, ghost
@@ -51,12 +56,14 @@ class FetchModel:
     def initial_states(self) -> list[FetchState]:
         """Every broker up with an empty log; the controller has made r1 leader in epoch 0 with
         every replica in the ISR and sent that LeaderAndIsr, which no broker has handled yet.
-        (Which replica leads first is a renaming: symmetry reduction covers the others.)"""
+        A retrying producer has sent nothing yet. (Which replica leads first is a renaming:
+        symmetry reduction covers the others.)"""
         n = self.config.replicas
         everyone = (1 << n) - 1
         first = LeaderAndIsr(0, 0, everyone)
         broker = Broker(True, (), 0, 0, (), 0, NO_EPOCH, NONE, 0, (-1,) * n, NO_FETCH, (first,))
-        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0)]
+        producer = (ProducerRecord(UNSENT),) * self.config.max_records if self.config.retries else ()
+        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0, producer=producer)]
 
     def successors(self, state: FetchState):
         """Every enabled step from `state`, as (action, next state) pairs in action order, with
@@ -76,8 +83,12 @@ class FetchModel:
         return self.kernel.decode(np.frombuffer(data, np.int8))
 
     def describe_step(self, action: tuple, before: FetchState, after: FetchState) -> str:
-        """The step in Kafka's words."""
-        return describe_step(action, before, after)
+        """The step in Kafka's words; how a leader handled a produce request is asked of the
+        rule itself (`retries.produce_outcome`)."""
+        outcome = None
+        if action[0] == "LeaderHandleProduce":
+            outcome = produce_outcome(self.kernel.encode(before), self.kernel.layout, *action[1:])
+        return describe_step(action, before, after, outcome)
 
     def state_columns(self, state: FetchState) -> dict[str, list[str]]:
         """One column per broker, one for the controller (and the ghost records, if kept)."""

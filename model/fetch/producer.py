@@ -1,4 +1,5 @@
-"""The producer: writes go to the replica that believes it leads."""
+"""The producer without retries: each write goes to a replica that believes it leads, in one
+atomic step (`model.fetch.retries` models the retrying producer instead)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def producer_write(s, lay, out, acts, n):
     """A write to replica r that believes it leads. With acks=all it is refused
     (NotEnoughReplicas) while r's ISR is smaller than min.insync.replicas (`isr.enough_insync`). The leader appends it
     in its epoch and recomputes its HW. acks=1 acknowledges now; acks=all waits for the HW (see
-    `ghost.update_ghost`); acks=0 never answers."""
-    if next_record_id(s, lay) >= lay.max_records:
+    `ghost.update_ghost`); acks=0 never answers. Not a step of the retrying producer."""
+    if lay.retries or next_record_id(s, lay) >= lay.max_records:
         return n
     for r in range(lay.replicas):
         if not (alive(s, lay, r) and leader(s, lay, r) == r and leo(s, lay, r) < lay.log_size):

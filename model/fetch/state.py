@@ -14,7 +14,8 @@ from typing import NamedTuple
 from ..spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, members, replica_set
 
 __all__ = ["NONE", "NO_EPOCH", "NO_FETCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest",
-           "FetchResponse", "Broker", "Controller", "Pending", "FetchState"]
+           "FetchResponse", "Broker", "Controller", "Pending", "UNSENT", "SENT", "APPENDED", "ACKED", "FAILED",
+           "SEND_STATUSES", "ProducerRecord", "ProduceRequest", "FetchState"]
 
 
 NO_FETCH = ()
@@ -89,10 +90,40 @@ class Pending(NamedTuple):
     epoch: int
 
 
+UNSENT, SENT, APPENDED, ACKED, FAILED = range(5)
+"""Where a record stands with a retrying producer (`--retries`): not sent yet; its request in
+flight (or lost); appended by a leader, the answer not yet received; acknowledged (with acks=0:
+sent, since nothing is waited for); failed (an error or a timeout), waiting for a retry."""
+SEND_STATUSES = ("unsent", "sent", "appended", "acked", "failed")
+"""The statuses' names, by value."""
+
+
+class ProducerRecord(NamedTuple):
+    """A retrying producer's view of one record (records are sent in id order, and with
+    idempotence a record's id is its sequence number): its status and, while it is APPENDED,
+    the leader that answered, that leader's epoch then, and the record's offset and epoch in
+    that leader's log (for a dropped duplicate, the original's). NONE and -1 otherwise."""
+
+    status: int
+    leader: int = NONE
+    epoch: int = NO_EPOCH
+    offset: int = -1
+    record_epoch: int = NO_EPOCH
+
+
+class ProduceRequest(NamedTuple):
+    """A produce request in flight: the record (its id) and the broker it was sent to."""
+
+    record: int
+    leader: int
+
+
 class FetchState(NamedTuple):
     """The whole partition, plus ghost variables that only the invariants read (empty unless an
     invariant needs them): writes waiting for acks=all, acknowledged writes, committed records
-    and the highest HW consumers have seen."""
+    and the highest HW consumers have seen. With `--retries`, also the producer's view of every
+    record (`producer`, one `ProducerRecord` per record id) and its produce requests in flight,
+    in the order they were sent (`requests`); both are empty otherwise."""
 
     brokers: tuple
     controller: Controller
@@ -102,3 +133,5 @@ class FetchState(NamedTuple):
     acked: tuple = ()
     committed: tuple = ()
     consumer_hw: int = 0
+    producer: tuple = ()
+    requests: tuple = ()

@@ -13,6 +13,7 @@ from .leadership import become_follower, become_leader
 from .lifecycle import checkpoint_hw, crash, flush, restart
 from .producer import producer_write
 from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
+from .retries import leader_handle_produce, producer_receive_ack, producer_send, producer_timeout
 
 
 @kernel
@@ -34,6 +35,10 @@ def successors(s, lay, out, acts):
     n = become_leader(s, lay, out, acts, n)
     n = become_follower(s, lay, out, acts, n)
     n = win_election(s, lay, out, acts, n)
+    n = producer_send(s, lay, out, acts, n)
+    n = leader_handle_produce(s, lay, out, acts, n)
+    n = producer_receive_ack(s, lay, out, acts, n)
+    n = producer_timeout(s, lay, out, acts, n)
     if lay.ghost:
         for j in range(n):
             update_ghost(out[j], lay)
@@ -44,6 +49,9 @@ def max_successors(lay) -> int:
     """An upper bound on the steps enabled in one state (the size of a successor buffer): one
     per replica for the single-replica steps, per (leader, follower) pair for the ISR steps,
     per (noticed broker, elected leader) for the controller's, per (replica, epoch) for
-    handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election."""
+    handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election;
+    with retries, one per (record, replica) for sends, per replica for handling a request, and
+    two per record for an answer or a timeout."""
     n, e = lay.replicas, lay.max_epoch + 1
-    return 8 * n + 4 * n * n + 2 * n * e + n * (1 << n)
+    retrying = lay.max_records * (n + 2) + n if lay.retries else 0
+    return 8 * n + 4 * n * n + 2 * n * e + n * (1 << n) + retrying

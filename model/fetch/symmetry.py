@@ -1,9 +1,9 @@
 """Renaming replicas in a packed `fetch` state, for symmetry reduction: broker blocks move, and
 every slot holding a replica id (the controller's leader, each broker's leader, the leader of
-an in-flight fetch, of each waiting LeaderAndIsr request and of each pending write) or a
-replica set (the controller's ISR and offline brokers, each broker's ISR, each request's ISR)
-is renamed; each leader's remote LEOs move with the replicas they describe. Records hold no
-replica ids."""
+an in-flight fetch, of each waiting LeaderAndIsr request and of each pending write, the leader
+that answered an appended record and the broker of each produce request) or a replica set (the
+controller's ISR and offline brokers, each broker's ISR, each request's ISR) is renamed; each
+leader's remote LEOs move with the replicas they describe. Records hold no replica ids."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from checker.kernel.jit import kernel
 from checker.kernel.symmetry import rename, rename_set
 
 from .layout import (C_ISR, C_LEADER, C_OFFLINE, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR, LEADER, NOT_SENT,
-                     PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS)
+                     PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER, REQUEST_RECORD, REQUEST_SLOTS,
+                     SEND_LEADER, SEND_SLOTS, SEND_STATUS, producer_records)
+from .state import APPENDED
 
 
 @kernel
@@ -25,6 +27,13 @@ def permute(s, lay, perm, t):
     for i in range(s[PENDING_COUNT]):
         at = HEADER + PENDING_SLOTS * i + PENDING_LEADER
         t[at] = rename(perm, s[at])
+    for rid in range(producer_records(lay)):
+        at = lay.producer_base + SEND_SLOTS * rid
+        if s[at + SEND_STATUS] == APPENDED:
+            t[at + SEND_LEADER] = rename(perm, s[at + SEND_LEADER])
+        at = lay.requests_at + REQUEST_SLOTS * rid
+        if s[at + REQUEST_RECORD] != 0:
+            t[at + REQUEST_LEADER] = rename(perm, s[at + REQUEST_LEADER])
     for r in range(lay.replicas):
         source = lay.broker_base + r * lay.broker_stride
         target = lay.broker_base + perm[r] * lay.broker_stride

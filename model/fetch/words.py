@@ -6,7 +6,8 @@ from checker.model import Lane
 
 from ..spec.words import isr_text, log_text, record_name, replica_name
 from .kinds import NO_VOTER
-from .state import NONE, FetchRequest, FetchResponse, FetchState
+from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
+from .state import ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, FetchRequest, FetchResponse, FetchState
 
 
 def records_text(n: int) -> str:
@@ -26,11 +27,68 @@ def _message(msg) -> str:
     return "-"
 
 
-def describe_step(action: tuple, before: FetchState, after: FetchState) -> str:
-    """One step in Kafka's words (the controller's steps say whom an election picked)."""
+def record_letter(rid: int) -> str:
+    """A record by its id alone: 'a', 'b', ... (as in `a@e0`)."""
+    return chr(ord('a') + rid)
+
+
+def sequence_text(rid: int) -> str:
+    """A record of the retrying producer by its id, which is its sequence number: 'b (sequence 1)'."""
+    return f"{record_letter(rid)} (sequence {rid})"
+
+
+def _refusal(outcome: int, leader, before_log: tuple) -> str:
+    """Why a leader refused a produce request, with Kafka's error code."""
+    if outcome == NOT_LEADER:
+        return "it does not lead (NOT_LEADER_OR_FOLLOWER)"
+    if outcome == NOT_ENOUGH_REPLICAS:
+        return f"its ISR {isr_text(leader.isr)} is below min.insync.replicas (NOT_ENOUGH_REPLICAS)"
+    last = max((x.id for x in before_log), default=-1)
+    return f"out of order, its log expects sequence {last + 1} (OUT_OF_ORDER_SEQUENCE_NUMBER)"
+
+
+def describe_produce(action: tuple, before: FetchState, after: FetchState, outcome: int | None) -> str:
+    """A step of the retrying producer in Kafka's words; `outcome` says how a leader handled a
+    request (`retries.produce_outcome`)."""
+    kind, *args = action
+    if kind == "ProducerSend":
+        rid, r = args
+        verb = "retries" if before.producer[rid].status == FAILED else "sends"
+        done = "; with acks=0 it counts as sent" if after.producer[rid].status == ACKED else ""
+        return f"producer {verb} {sequence_text(rid)} to {replica_name(r)}{done}"
+    if kind == "LeaderHandleProduce":
+        r, rid = args
+        name, b = replica_name(r), after.brokers[r]
+        if outcome == APPEND:
+            return (f"{name} appends {record_name(b.log[-1])} (sequence {rid}) at offset {b.leo - 1}; "
+                    f"{name}'s HW is {b.hw}")
+        if outcome == DUPLICATE:
+            offset = next(i for i, x in enumerate(b.log) if x.id == rid)
+            return f"{name} drops duplicate {sequence_text(rid)} and answers with its offset {offset}"
+        unheard = "; with acks=0 nobody hears of it" if after.producer[rid].status != FAILED else ""
+        return (f"{name} refuses {sequence_text(rid)}: "
+                f"{_refusal(outcome, before.brokers[r], before.brokers[r].log)}{unheard}")
+    rid = args[0]
+    sent = before.producer[rid]
+    if kind == "ProducerReceiveAck":
+        return (f"producer receives {replica_name(sent.leader)}'s acknowledgement of {sequence_text(rid)} at offset "
+                f"{sent.offset}")
+    if sent.status == APPENDED:
+        return (f"{replica_name(sent.leader)}'s answer for {sequence_text(rid)} is lost (it appended it at offset "
+                f"{sent.offset}): the producer times out")
+    to = [q.leader for q in before.requests if q.record == rid]
+    where = f"to {replica_name(to[0])} " if to else ""
+    return f"producer's request for {sequence_text(rid)} {where}times out or was lost"
+
+
+def describe_step(action: tuple, before: FetchState, after: FetchState, outcome: int | None = None) -> str:
+    """One step in Kafka's words (the controller's steps say whom an election picked; `outcome`
+    is how a leader handled a produce request)."""
     kind, *args = action
     name = replica_name(args[0]) if args else ""
     c = after.controller
+    if kind in ("ProducerSend", "LeaderHandleProduce", "ProducerReceiveAck", "ProducerTimeout"):
+        return describe_produce(action, before, after, outcome)
     if kind == "ProducerWrite":
         b = after.brokers[args[0]]
         return f"producer writes {record_name(b.log[-1])} to {name} at offset {b.leo - 1}; {name}'s HW is {b.hw}"
@@ -106,10 +164,22 @@ def broker_columns(state: FetchState) -> dict[str, list[str]]:
     c = state.controller
     columns["controller"] = [f"e{c.epoch} leader {replica_name(c.leader)}", f"ISR {isr_text(c.isr)}",
                              f"dead {isr_text(c.offline)}"]
+    if state.producer:
+        columns["producer"] = [_producer_line(rid, p) for rid, p in enumerate(state.producer)] + [
+            "in flight: " + (", ".join(f"{record_letter(q.record)} to {replica_name(q.leader)}"
+                                       for q in state.requests) or "-")]
     if state.acked or state.committed:
         columns["ghost"] = ["acked " + ", ".join(f"{o}:{record_name(x)}" for o, x in state.acked),
                             "committed " + ", ".join(f"{o}:{record_name(x)}" for o, x in state.committed)]
     return columns
+
+
+def _producer_line(rid: int, p) -> str:
+    """One record as the retrying producer sees it: 'b appended by r1 at 1@e0, answer pending'."""
+    line = f"{record_letter(rid)} {SEND_STATUSES[p.status]}"
+    if p.status == APPENDED:
+        line += f" by {replica_name(p.leader)} at {p.offset}@e{p.record_epoch}, answer pending"
+    return line
 
 
 def _arrow(msg) -> tuple[str, str, str] | None:
