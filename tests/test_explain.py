@@ -95,6 +95,9 @@ SCENARIOS = {
     # epoch 2 (step 19), and r5 wins epoch 3 over it (step 22).
     "S7a-majority-naive-figure-8": (C.EARLIER_EPOCH_COUNTED, 22, (9, 19)),
     "S7b-majority-figure-8-own-epoch": None,
+    # Producer retries: no cause kind for reordering or duplicates yet (the generic account).
+    "S8a-retries-reorder": None,
+    "S8b-idempotence-keeps-order": None,
 }
 
 SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios"
