@@ -132,14 +132,15 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             # JVM is ended whatever happened.
             try:
                 sc.cancelAllJobs()
-                _remove_lineage_checkpoints(sc)
-                sc.stop()
+                remove_checkpoints = _lineage_checkpoints(sc)
+                sc.stop()  # waits for the cancelled tasks: one may still be writing a checkpoint part
+                remove_checkpoints()
             except Exception:  # the JVM may already be unreachable; it is ended below
                 pass
             _end_jvm(gateway)
             raise
         else:
-            _remove_lineage_checkpoints(sc)
+            _lineage_checkpoints(sc)()
             _shutdown(sc, gateway)
         finally:
             if previous is not None:
@@ -147,14 +148,17 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             _forget_context()
 
 
-def _remove_lineage_checkpoints(sc) -> None:
-    """Delete the directory Spark made under the checkpoint directory (`--work-dir`) for this
-    context's level checkpoints: they cut each level's lineage while the run lasts, and nothing
-    reads them after it. Through Hadoop's file system API, so hdfs:// and s3a:// work too."""
+def _lineage_checkpoints(sc):
+    """A function deleting the directory Spark made under the checkpoint directory (`--work-dir`)
+    for this context's level checkpoints: they cut each level's lineage while the run lasts, and
+    nothing reads them after it. Through Hadoop's file system API, so hdfs:// and s3a:// work too.
+    Found while the context runs, so that it can be called after the context has stopped."""
     directory = sc._jsc.sc().getCheckpointDir()
-    if directory.isDefined():
-        path = sc._jvm.org.apache.hadoop.fs.Path(directory.get())
-        path.getFileSystem(sc._jsc.hadoopConfiguration()).delete(path, True)
+    if not directory.isDefined():
+        return lambda: None
+    path = sc._jvm.org.apache.hadoop.fs.Path(directory.get())
+    filesystem = path.getFileSystem(sc._jsc.hadoopConfiguration())
+    return lambda: filesystem.delete(path, True)
 
 
 def _forget_context() -> None:
