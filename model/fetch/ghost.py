@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .hw import is_true_leader
+from .hw import is_true_leader, leads_epoch
 from .isr import enough_insync
-from .layout import (ack, alive, commit, consumer_hw, controller_leader, epoch, hw, leader, leo, pending_count,
-                     pending_epoch, pending_leader, pending_offset, pending_record_epoch, pending_record_id,
-                     record_epoch, record_id, remove_pending, set_consumer_hw)
+from .layout import (ack, commit, consumer_hw, controller_leader, hw, leo, pending_count, pending_epoch,
+                     pending_leader, pending_offset, pending_record_epoch, pending_record_id, record_epoch, record_id,
+                     remove_pending, set_consumer_hw)
 from .state import NONE
 
 
@@ -37,7 +37,7 @@ def update_ghost(t, lay):
     i = 0
     while i < pending_count(t, lay):
         p = pending_leader(t, lay, i)
-        if not (alive(t, lay, p) and leader(t, lay, p) == p and epoch(t, lay, p) == pending_epoch(t, lay, i)):
+        if not leads_epoch(t, lay, p, pending_epoch(t, lay, i)):
             remove_pending(t, lay, i)
         elif hw(t, lay, p) > pending_offset(t, lay, i):
             if enough_insync(t, lay, p):

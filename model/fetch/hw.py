@@ -10,10 +10,15 @@ from .variants import majority_quorum
 
 
 @kernel
+def leads_epoch(s, lay, r, e):
+    """Broker r is alive and leads epoch e (whether or not the controller has moved on)."""
+    return alive(s, lay, r) and leader(s, lay, r) == r and epoch(s, lay, r) == e
+
+
+@kernel
 def is_true_leader(s, lay, r):
     """r is alive, believes it leads, and is the controller's leader in the controller's epoch."""
-    return (alive(s, lay, r) and leader(s, lay, r) == r and controller_leader(s, lay) == r
-            and epoch(s, lay, r) == controller_epoch(s, lay))
+    return controller_leader(s, lay) == r and leads_epoch(s, lay, r, controller_epoch(s, lay))
 
 
 @kernel

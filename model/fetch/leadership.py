@@ -5,9 +5,9 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
-from .hw import advance_hw
+from .hw import advance_hw, leads_epoch
 from .kinds import BECOME_FOLLOWER, BECOME_LEADER
-from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch, has_request, leader, leo, request_isr,
+from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch, has_request, leo, request_isr,
                      request_leader, set_remote_leo, set_view)
 from .state import NONE
 from .truncation import truncate_to
@@ -71,7 +71,7 @@ def become_follower(s, lay, out, acts, n):
                 continue
             if asks_leader(lay) and not alive(s, lay, ldr):
                 continue
-            if asks_leader(lay) and fenced(lay) and not (leader(s, lay, ldr) == ldr and epoch(s, lay, ldr) == e):
+            if asks_leader(lay) and fenced(lay) and not leads_epoch(s, lay, ldr, e):
                 continue
             t = emit(s, out, acts, n, action_code(BECOME_FOLLOWER, r, ldr, e))
             follow(t, lay, r, ldr, e, min(truncation_point(s, lay, r, ldr), leo(s, lay, r)))

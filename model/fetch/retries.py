@@ -24,7 +24,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
-from .hw import advance_hw
+from .hw import advance_hw, leads_epoch
 from .idempotence import in_sequence, sequence_offset
 from .isr import enough_insync
 from .kinds import LEADER_HANDLE_PRODUCE, PRODUCER_RECEIVE_ACK, PRODUCER_SEND, PRODUCER_TIMEOUT
@@ -150,8 +150,8 @@ def answer_arrives(s, lay, rid):
     if lay.acks != ACKS_ALL:
         return True
     p = answer_leader(s, lay, rid)
-    return (alive(s, lay, p) and leader(s, lay, p) == p and epoch(s, lay, p) == answer_epoch(s, lay, rid)
-            and hw(s, lay, p) > answer_offset(s, lay, rid) and enough_insync(s, lay, p))
+    return (leads_epoch(s, lay, p, answer_epoch(s, lay, rid)) and hw(s, lay, p) > answer_offset(s, lay, rid)
+            and enough_insync(s, lay, p))
 
 
 @kernel
