@@ -95,9 +95,20 @@ SCENARIOS = {
     # epoch 2 (step 19), and r5 wins epoch 3 over it (step 22).
     "S7a-majority-naive-figure-8": (C.EARLIER_EPOCH_COUNTED, 22, (9, 19)),
     "S7b-majority-figure-8-own-epoch": None,
-    # Producer retries: no cause kind for reordering or duplicates yet (the generic account).
-    "S8a-retries-reorder": None,
+    # Producer retries, max.in.flight 2: r1 refuses b (step 7, ISR below min.insync); the producer sends
+    # c (step 15), r1 appends it (step 16), b is retried (step 17) and appended behind c (step 18).
+    "S8a-retries-reorder": (C.RETRY_BEHIND_LATER_RECORD, 18, (7, 15, 16, 17)),
     "S8b-idempotence-keeps-order": None,
+}
+
+RETRYING = {
+    # fetch kip320, 2 replicas, log 2, retries with max.in.flight 2 (the same traces for hw, acks=1).
+    # in-order: the producer sends a (step 2) and b (step 3) to r1; a's request is lost (step 4) and
+    # retried (step 5) behind b, which r1 appends first (step 6); a lands at offset 1 (step 7).
+    "in-order": (C.RETRY_BEHIND_LATER_RECORD, 7, 7, (3, 4, 5, 6)),
+    # no-duplicates: r1 appends a (step 3), its answer is lost (step 4), the retry (step 5) is
+    # appended again at offset 1 (step 6).
+    "no-duplicates": (C.RETRY_AFTER_LOST_ANSWER, 6, 6, (3, 4, 5)),
 }
 
 SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios"
@@ -157,6 +168,46 @@ def test_shortest_trace_gets_its_cause_and_culprits(shortest, case):
     diagnosis = diagnose(trace)
     assert (diagnosis.kind, diagnosis.step, diagnosis.culprit_steps) == (kind, damage, culprits)
     assert all(step < diagnosis.failure for step in diagnosis.culprit_steps)
+
+
+@pytest.fixture(scope="module")
+def retrying():
+    """The retrying producer's model and its shortest in-order and no-duplicates traces."""
+    invariants = select("fetch", list(RETRYING))
+    model = build_model("fetch", "kip320", log_size=2, retries=True, max_in_flight=2, ghost=True)
+    return model, explore(model, invariants, stop_at_first=False, symmetry=True).violations
+
+
+@pytest.mark.parametrize("invariant", list(RETRYING))
+def test_retrying_producer_trace_gets_its_cause_culprits_and_fix(retrying, invariant):
+    model, found = retrying
+    kind, length, damage, culprits = RETRYING[invariant]
+    trace = found[invariant]
+    assert len(trace) == length
+    diagnosis = diagnose(trace)
+    assert (diagnosis.kind, diagnosis.step, diagnosis.culprit_steps) == (kind, damage, culprits)
+    text = " ".join(explain(trace, model))
+    assert f"({kind.value})" in text and f"At step {damage}," in text
+    assert all(re.search(rf"\bstep {step} \(", text) for step in culprits)
+    assert "KIP-98, --idempotence" in text
+
+
+def test_a_retry_to_a_new_leader_that_already_copied_the_record_is_a_duplicate():
+    # r1 appends a (step 4) and r2 copies it (step 7); r1 crashes with the answer pending, which
+    # the producer times out on (step 9); r2 is elected and leads epoch 1 (steps 10, 11), and the
+    # retry (step 12) is appended again by r2, which holds a already (step 13; min.insync 1 lets r2
+    # accept it with an ISR of one).
+    model = build_model("fetch", "kip320", log_size=2, retries=True, min_insync_replicas=1, ghost=True)
+    trace = walk(model, "no-duplicates", [
+        "BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "ProducerSend 0 r1", "LeaderHandleProduce r1 0",
+        "FollowerFetch r2", "LeaderServeFetch r1 r2", "FollowerApplyResponse r2", "Crash r1", "ProducerTimeout 0",
+        "ControllerNoticeFailure r1 r2", "BecomeLeader r2 e1", "ProducerSend 0 r2", "LeaderHandleProduce r2 0"])
+    diagnosis = diagnose(trace)
+    assert (diagnosis.kind, diagnosis.step, diagnosis.culprit_steps) == (C.RETRY_AFTER_LOST_ANSWER, 13, (4, 9, 12))
+    assert (diagnosis.damage.replica, [c.replica for c in diagnosis.culprits]) == (1, [0, 0, 1])
+    text = " ".join(explain(trace, model))
+    assert "At step 13, r2 appended a@e1 at offset 1 although its log already held the same producer record, a@e0, " \
+           "at offset 0" in text
 
 
 def test_every_shipped_scenario_is_in_the_table():

@@ -23,6 +23,8 @@ class Cause(str, Enum):
     ACKED_BEFORE_REPLICATED = "acked-before-replicated"
     NEW_LEADER_HW_BEHIND = "new-leader-hw-behind"
     EARLIER_EPOCH_COUNTED = "earlier-epoch-counted"
+    RETRY_BEHIND_LATER_RECORD = "retry-behind-later-record"
+    RETRY_AFTER_LOST_ANSWER = "retry-after-lost-answer"
     LEADERLESS = "leaderless"
 
 
@@ -30,7 +32,9 @@ class Damage(NamedTuple):
     """The step that did the damage. `effect` is 'lost' (`replica` lost `record` at `offset`),
     'kept' (`replica` truncated but kept `record` where its leader `peer` has `peer_record`),
     'elected' (the controller made `replica` leader without `record`; `peer` led before),
-    'hw-behind' (`replica` became leader with HW `hw` below the `peer_hw` consumers had seen)
+    'reordered' (leader `replica` appended `record` at `offset` behind `peer_record`, which the
+    producer sent after it), 'duplicated' (leader `replica` appended `record` at `offset`
+    although it holds the same producer record, `peer_record`, lower down), 'hw-behind' (`replica` became leader with HW `hw` below the `peer_hw` consumers had seen)
     or 'leaderless'. A truncation carries how its point was chosen and, when the LeaderAndIsr
     request it acted on was already superseded, the step at which the controller moved on
     (`stale_since`); a new leader that restarted after consumers saw the higher HW carries the
@@ -56,8 +60,11 @@ class Culprit(NamedTuple):
     was acknowledged by `replica`), 'write' (`replica` appended `record` at `offset`), 'loss'
     (`replica` lost `record` at `offset`), 'stale-request' (`replica` followed `peer` under the
     request of `epoch` though the controller was at `peer_epoch`), 'cross-epoch-fetch'
-    (`replica`, in `epoch`, fetched `record` from `peer`, in `peer_epoch`) or 'election' (the
-    controller made `replica` leader of `epoch`)."""
+    (`replica`, in `epoch`, fetched `record` from `peer`, in `peer_epoch`), 'election' (the
+    controller made `replica` leader of `epoch`), or a step of the retrying producer for the
+    record whose id is `sequence`: 'send' (sent it to `replica`, which it believed led),
+    'failure' (`replica` refused it, or its request or answer was lost) or 'retry' (sent it
+    again to `replica`)."""
 
     step: int
     role: str
@@ -68,6 +75,7 @@ class Culprit(NamedTuple):
     epoch: int | None = None
     peer_epoch: int | None = None
     hw: int | None = None
+    sequence: int | None = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,11 @@ Cause kinds, and the culprit steps each one names:
   log ends in a later epoch, without that record, could still win a majority's votes (the Raft
   paper's Figure 8). Culprits: that commitment, and the write of the winner's record at the
   same offset.
+- `retry-behind-later-record`: with max.in.flight above 1, the producer sent a record while an
+  earlier one was unanswered; the earlier one failed and its retry was appended behind the
+  later one. Culprits: the later record's send and append, the failure and the retry.
+- `retry-after-lost-answer`: a leader appended a record, its answer was lost, and the retry
+  was appended again (no idempotence). Culprits: the first append, the failure, the retry.
 - `leaderless`: the controller has no leader (the specification's LeaderInIsr fails then).
 """
 
@@ -47,6 +52,7 @@ from .cause import Cause, Culprit, Damage, Diagnosis
 from .culprits import Trail, divergence_culprits, stale_culprits, truncation_damage, write
 from .culprits import commit as commit_of
 from .partition import NONE, cross_epoch_fetches, holds_at, partition_views
+from .producer_causes import duplicated, reordered
 from .trace import Trace
 
 __all__ = ["Cause", "Culprit", "Damage", "Diagnosis", "diagnose"]
@@ -214,5 +220,6 @@ _FINDERS = {
     ("fetch", "strong-isr"): _isr_gap, ("fetch", "weak-isr"): _isr_gap,
     ("fetch", "committed-survives"): _missing_from_leader, ("fetch", "acked-survives"): _missing_from_leader,
     ("fetch", "no-divergence"): _divergence, ("fetch", "hw-monotonic"): _hw_behind,
+    ("fetch", "in-order"): reordered, ("fetch", "no-duplicates"): duplicated,
 }
 """Where each invariant's damage is looked for."""

@@ -7,6 +7,7 @@ trace is no counterexample: its account says where the witness is reached and wh
 from __future__ import annotations
 
 from invariants.registry import invariants_for
+from model.fetch.words import record_letter
 from model.spec.words import isr_text, record_name
 from model.spec.words import replica_name as name
 
@@ -26,6 +27,8 @@ TITLES = {
     Cause.ACKED_BEFORE_REPLICATED: "a write acknowledged with acks=1 before any follower had it",
     Cause.NEW_LEADER_HW_BEHIND: "a new leader whose HW is behind the one consumers have seen",
     Cause.EARLIER_EPOCH_COUNTED: "a majority counted for a record of an earlier epoch (Raft's Figure 8)",
+    Cause.RETRY_BEHIND_LATER_RECORD: "a failed record retried behind one the producer sent after it",
+    Cause.RETRY_AFTER_LOST_ANSWER: "a retry appended again after the answer to the first append was lost",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""
@@ -192,6 +195,41 @@ def _earlier_epoch(d: Diagnosis, page: Page) -> list[str]:
             "refuses its vote to every log that lacks it, and any majority includes such a replica."]
 
 
+def _reordered(d: Diagnosis, page: Page) -> list[str]:
+    """A retried record appended behind a record the producer sent after it."""
+    dmg, bounds = d.damage, page.trace.bounds
+    rec, later = record_name(dmg.record), record_name(dmg.peer_record)
+    window = bounds.get("max_in_flight")
+    return [f"At step {dmg.step}, {name(dmg.replica)} appended {rec} at offset {dmg.offset}, behind {later}, which the "
+            f"producer sent after it: {page.words[dmg.step]}.",
+            f"With max.in.flight.requests.per.connection={window} the producer sends a new record while earlier ones "
+            f"are unanswered. A record that fails keeps its place in that window, but its retry goes out behind "
+            f"every request already sent, so the leader appends it after them.",
+            *(culprit_line(c, page) for c in d.culprits),
+            f"max.in.flight.requests.per.connection=1 keeps the order: nothing new is sent while a record is "
+            f"unanswered or failed. The idempotent producer (KIP-98, --idempotence) keeps it with more in flight: "
+            f"the leader refuses sequence {dmg.peer_record.id} while sequence {dmg.record.id} is missing "
+            f"(OUT_OF_ORDER_SEQUENCE_NUMBER), so {record_letter(dmg.peer_record.id)} is retried after "
+            f"{record_letter(dmg.record.id)}."]
+
+
+def _duplicated(d: Diagnosis, page: Page) -> list[str]:
+    """A record appended a second time by a retry whose first append had succeeded."""
+    dmg = d.damage
+    original = next(c for c in d.culprits if c.role == "write")
+    return [f"At step {dmg.step}, {name(dmg.replica)} appended {record_name(dmg.record)} at offset {dmg.offset} "
+            f"although its log already held the same producer record, {record_name(dmg.peer_record)}, at offset "
+            f"{original.offset}: {page.words[dmg.step]}.",
+            "The first append succeeded, but its answer never reached the producer, which cannot tell a lost "
+            "answer from a lost request and sends the record again. Without idempotence the leader appends "
+            "whatever it receives.",
+            *(culprit_line(c, page) for c in d.culprits),
+            f"The idempotent producer (KIP-98, --idempotence) removes this: the leader keeps the producer's last "
+            f"sequence number with its log and answers a retry of sequence {dmg.record.id} with the original's "
+            f"offset instead of appending it again. max.in.flight.requests.per.connection=1 does not help: the "
+            f"retry follows the lost answer whatever the window."]
+
+
 def _hw_behind(d: Diagnosis, page: Page) -> list[str]:
     """A new leader whose HW is below the one consumers have already seen."""
     dmg = d.damage
@@ -242,4 +280,6 @@ _RENDER = {
     Cause.ACKED_BEFORE_REPLICATED: _elected,
     Cause.NEW_LEADER_HW_BEHIND: _hw_behind,
     Cause.EARLIER_EPOCH_COUNTED: _earlier_epoch,
+    Cause.RETRY_BEHIND_LATER_RECORD: _reordered,
+    Cause.RETRY_AFTER_LOST_ANSWER: _duplicated,
 }

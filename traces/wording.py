@@ -4,6 +4,7 @@ did under the variant's rule."""
 
 from __future__ import annotations
 
+from model.fetch.words import sequence_text
 from model.spec.words import record_name
 from model.spec.words import replica_name as name
 
@@ -61,6 +62,12 @@ def culprit_line(c: Culprit, page: Page) -> str:
                 f"of epoch {c.peer_epoch}: before KIP-320 nothing on the fetch path compares leader epochs.")
     if c.role == "election":
         return f"The controller elected {who} leader of epoch {c.epoch} at {page.step(c.step)}."
+    if c.role == "send":
+        return f"The producer sent {sequence_text(c.sequence)} to {who} at {page.step(c.step)}."
+    if c.role == "failure":
+        return f"{sequence_text(c.sequence)} failed at {page.step(c.step)}; the producer retries a failed record."
+    if c.role == "retry":
+        return f"The producer sent {sequence_text(c.sequence)} again, to {who}, at {page.step(c.step)}."
     return f"The producer's write of {rec} was acknowledged by {who} at {page.step(c.step)}."
 
 
