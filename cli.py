@@ -77,6 +77,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.checkpoint.saver import Saver
         from checker.checkpoint.snapshot import read_snapshot
         from checker.engines import ENGINES, engine_session
+        from checker.invariant import applies, scope
         from checker.java import EngineUnavailable
         from checker.master_url import master_problem
         from checker.progress import level_progress, prepare_kernels
@@ -84,7 +85,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.compare import compare_variants
         from checker.sweep import configurations, sweep
         from checker import tradeoffs
-        from checker.report import (action_table, claims_text, comparison_markdown, comparison_table,
+        from checker.report import (action_table, bounds_text, claims_text, comparison_markdown, comparison_table,
                                     comparison_to_json, property_tables, result_to_json, summary_table,
                                     sweep_markdown, sweep_table, sweep_to_json, tradeoff_markdown, tradeoff_table,
                                     tradeoff_to_json)
@@ -195,6 +196,40 @@ def spark_options(func):
                         help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...)")(func)
     return click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
+
+
+def applicable(models, properties, named: bool) -> list:
+    """The properties that apply to every model (`checker.invariant.applies`). One the user
+    named that does not apply is a one-line error; default ones that do not are left out, with
+    a notice on stderr that says what they read (`checker.invariant.scope`)."""
+    left_out = [p for p in properties if not all(applies(p, m) for m in models)]
+    if not left_out:
+        return list(properties)
+    reads = scope(left_out[0])
+    names = ", ".join(p.name for p in left_out)
+    if named:
+        verb, pronoun = ("does", "it") if len(left_out) == 1 else ("do", "they")
+        raise UserError(f"{names} {verb} not apply to these settings: {pronoun} read{'s' * (pronoun == 'it')} {reads}")
+    click.echo(f"not checked, since they do not apply here: {names} (they read {reads})", err=True)
+    return [p for p in properties if p not in left_out]
+
+
+def buildable(model_name: str, variant: str, ghost: bool, configs: list) -> tuple[list, list]:
+    """The sweep's configurations that make a model, and their models. A combination the model
+    refuses (a majority quorum with unclean election, say) is skipped with a notice on stderr;
+    when none is left, the first refusal is the error."""
+    kept, models, refused = [], [], []
+    for config in configs:
+        try:
+            models.append(build_model(model_name, variant, ghost=ghost, **config))
+            kept.append(config)
+        except ModelError as exc:
+            refused.append((config, exc))
+    if not kept:
+        raise refused[0][1]
+    for config, exc in refused:
+        click.echo(f"skipped {bounds_text(config)}: {exc}", err=True)
+    return kept, models
 
 
 def symmetry_for(models, invariants, asked: bool | None) -> bool:
@@ -379,6 +414,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
         model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **bounds)
     except ModelError as exc:
         raise UserError(str(exc)) from None
+    invariants = applicable([model], invariants, bool(invariant_names))
     make_dir(trace_dir)
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
@@ -484,6 +520,7 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         models = {v: build_model(model_name, v, ghost=ghost, **bounds) for v in chosen}
     except ModelError as exc:
         raise UserError(str(exc)) from None
+    invariants = applicable(models.values(), invariants, bool(invariant_names))
     make_dir(trace_dir)
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)
@@ -574,8 +611,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
     try:
         invariants = select(model_name, invariant_names)
         ghost = any(i.needs_ghost for i in invariants)
-        configs = configurations(choices)
-        models = [build_model(model_name, variant, ghost=ghost, **config) for config in configs]
+        configs, models = buildable(model_name, variant, ghost, configurations(choices))
     except ModelError as exc:
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
@@ -717,7 +753,8 @@ def list_models():
             if listed:
                 console.print(f"  {heading}:")
             for prop in listed:
-                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}")
+                reads = f" (reads {scope(prop)})" if scope(prop) else ""
+                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}{reads}")
 
 
 @main.group()

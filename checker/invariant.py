@@ -34,6 +34,9 @@ class Invariant:
     bool. `holds` is then derived from it by encoding, never written twice."""
     witness: bool = False
     """A reachability question: the states where `holds` is false are what is looked for."""
+    only_when: Callable[[dict], bool] | None = None
+    """The model parameters under which the predicate means anything (None: all of them);
+    elsewhere it is not checked and its verdict is 'n/a'."""
 
     @property
     def meaning(self) -> str:
@@ -57,12 +60,29 @@ class StepProperty:
     """Renaming replicas never changes the verdict, so symmetry reduction may be used."""
     witness: bool = False
     """A reachability question: the steps where `holds` is false are what is looked for."""
+    only_when: Callable[[dict], bool] | None = None
+    """The model parameters under which the predicate means anything (None: all of them)."""
 
     @property
     def meaning(self) -> str:
         """What a violation of this property (or reaching this witness) means, from the
         predicate's docstring."""
         return (self.holds.__doc__ or self.summary).strip()
+
+
+def applies(prop: Invariant | StepProperty, model) -> bool:
+    """The property means something for this model instance (see `only_when`): an ISR
+    invariant, say, has nothing to read under a majority quorum."""
+    return prop.only_when is None or prop.only_when(dict(model.parameters()))
+
+
+def scope(prop: Invariant | StepProperty) -> str | None:
+    """What a property reads that only some settings have, in words (the first clause of its
+    `only_when` docstring: "Kafka's ISR, which only --quorum isr has"); None when it always
+    applies."""
+    if prop.only_when is None:
+        return None
+    return " ".join((prop.only_when.__doc__ or prop.only_when.__name__).split(":")[0].split()).replace("`", "")
 
 
 def record_broken_steps(properties, parent_fp: int, before: State, action: tuple, after: State, broken: dict) -> None:

@@ -11,7 +11,7 @@ from .stopping import COMPLETE, DECIDED, DEPTH_LIMIT, FIRST_VIOLATION
 from .tradeoffs import answer, cell
 
 STYLES = {"holds": "green", "violated": "bold red", "unknown": "yellow", "reachable": "bold cyan",
-          "unreachable": "cyan"}
+          "unreachable": "cyan", "n/a": "dim"}
 """How each verdict is coloured: a reached witness is an answer, not a failure."""
 
 SEARCH_WORDS = {COMPLETE: "complete", DECIDED: "stopped: every property decided",

@@ -99,7 +99,10 @@ class CheckResult:
 
     def verdict(self, name: str) -> str:
         """For an invariant 'violated', 'holds' (only after a complete search) or 'unknown'; for
-        a witness 'reachable', 'unreachable' (only after a complete search) or 'unknown'."""
+        a witness 'reachable', 'unreachable' (only after a complete search) or 'unknown'; 'n/a'
+        for a property this run did not check because it does not apply to the model."""
+        if name not in self.invariants:
+            return "n/a"
         found, not_found = ("reachable", "unreachable") if name in self.witnesses else ("violated", "holds")
         if name in self.violations:
             return found

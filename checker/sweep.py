@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Callable, Sequence
 
+from .invariant import applies
 from .result import CheckResult
 
 
@@ -17,5 +18,9 @@ def configurations(choices: dict[str, Sequence[Any]]) -> list[dict[str, Any]]:
 def sweep(explore: Callable, models: list[tuple[dict[str, Any], Any]], invariants: Sequence,
           on_level: Callable | None = None) -> list[tuple[dict[str, Any], CheckResult]]:
     """Explore each (configuration, model) pair (to the end, or until every property is
-    decided: invariants violated, witnesses reached) and pair each configuration with its result."""
-    return [(config, explore(model, invariants, stop_at_first=False, on_level=on_level)) for config, model in models]
+    decided: invariants violated, witnesses reached) and pair each configuration with its result.
+    A property that does not apply to a configuration (an ISR invariant under a majority quorum)
+    is left out of its run: its cell reads 'n/a'."""
+    return [(config, explore(model, [i for i in invariants if applies(i, model)], stop_at_first=False,
+                             on_level=on_level))
+            for config, model in models]

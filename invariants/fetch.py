@@ -336,8 +336,16 @@ def _step_on_readable(predicate):
     return holds
 
 
-def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False) -> Invariant:
-    return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate)
+def kafka_isr(parameters: dict) -> bool:
+    """Kafka's ISR, which only `--quorum isr` has: true when the partition has one. Under a
+    majority quorum the ISR slot holds every replica and commitment needs only a majority, so
+    the ISR invariants do not apply there."""
+    return parameters.get("quorum", "isr") == "isr"
+
+
+def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None) -> Invariant:
+    return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate,
+                     only_when=only_when)
 
 
 STATE_INVARIANTS = (
@@ -346,9 +354,10 @@ STATE_INVARIANTS = (
     _invariant("no-divergence", "no two replicas in one epoch differ below both their HWs", no_divergence),
     _invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),
     _invariant("single-leader", "at most one replica leads per epoch", single_leader),
-    _invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr),
-    _invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr),
-    _invariant("strong-isr", "the controller's ISR holds every leader's log below its HW", strong_isr),
+    _invariant("leader-in-isr", "the controller's leader, if any, is in its ISR", leader_in_isr, only_when=kafka_isr),
+    _invariant("weak-isr", "a leader's ISR view holds its log below its HW", weak_isr, only_when=kafka_isr),
+    _invariant("strong-isr", "the controller's ISR holds every leader's log below its HW", strong_isr,
+               only_when=kafka_isr),
     _invariant("in-order", "the true leader's log holds the producer's records in send order", in_order),
     _invariant("no-duplicates", "no record is twice in the true leader's log", no_duplicates),
 )

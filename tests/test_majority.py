@@ -7,6 +7,8 @@ without it (`majority-naive`) a record held by a majority is overwritten (the pa
 
 from __future__ import annotations
 
+import json
+
 import re
 
 import numpy as np
@@ -112,6 +114,44 @@ def test_the_cli_refuses_them_in_one_line():
     assert result.stderr.strip().splitlines() == [
         "Error: --quorum majority has its own epoch rules (Raft's, with KIP-320's fencing): use --variant kip320, "
         "not kip101"]
+
+
+SMALL = ("--model", "fetch", "--replicas", "3", "--log-size", "1", "--max-records", "1", "--max-crashes", "0",
+         "--max-epoch", "1", "--engine", "local")
+ISR_ONLY = ["leader-in-isr", "weak-isr", "strong-isr"]
+
+
+def test_the_isr_invariants_are_left_out_of_a_majority_check_with_a_notice():
+    result = run_cli("check", *SMALL, "--quorum", "majority", "--json")
+    checked = list(json.loads(result.stdout)["invariants"])
+    assert checked == [p.name for p in select("fetch", []) if p.name not in ISR_ONLY]
+    assert "not checked, since they do not apply here: leader-in-isr, weak-isr, strong-isr (they read Kafka's " \
+           "ISR, which only --quorum isr has)" in result.stderr
+
+
+def test_naming_an_isr_invariant_under_a_majority_is_a_one_line_error():
+    result = run_cli("check", *SMALL, "--quorum", "majority", "--invariant", "weak-isr")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "Error: weak-isr does not apply to these settings: it reads Kafka's ISR, which only --quorum isr has"]
+
+
+def test_a_sweep_over_both_quorums_skips_what_a_majority_refuses_and_marks_isr_cells_na():
+    result = run_cli("sweep", *SMALL, "--quorum", "isr,majority", "--unclean-leader-election", "both",
+                     "--invariant", "committed-survives", "--invariant", "weak-isr", "--json")
+    assert result.exit_code == 0, result.output
+    runs = json.loads(result.stdout)["runs"]
+    assert [(r["configuration"]["quorum"], r["configuration"]["unclean_leader_election"]) for r in runs] == [
+        ("isr", False), ("isr", True), ("majority", False)]
+    assert [list(r["result"]["invariants"]) for r in runs] == [["committed-survives", "weak-isr"]] * 2 + [
+        ["committed-survives"]]
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
+    assert skipped == ["skipped replicas=3 log-size=1 max-records=1 max-crashes=0 max-epoch=1 quorum=majority "
+                       "unclean-leader-election=on: --quorum majority elects by votes: --unclean-leader-election "
+                       "does not apply"]
+    table = run_cli("sweep", *SMALL, "--quorum", "isr,majority", "--invariant", "weak-isr", "--markdown").stdout
+    isr_row, majority_row = table.splitlines()[-2:]
+    assert "quorum=isr | holds |" in isr_row and "quorum=majority | n/a |" in majority_row
 
 
 # ----- what the search finds -------------------------------------------------------------------------------
