@@ -146,6 +146,17 @@ def test_an_append_is_answered_and_its_lost_answer_makes_the_retry_a_duplicate()
     assert retry == "producer retries a (sequence 0) to r1"
 
 
+def test_the_pictures_have_a_producer_lane_that_says_where_each_record_stands():
+    model = retrying(max_in_flight=2)
+    states = walk(model, LEADS + [("ProducerSend", 0, 0), ("LeaderHandleProduce", 0, 0), ("ProducerSend", 1, 0),
+                                  ("ProducerTimeout", 0)])
+    captions = [model.lanes(s)["producer"].caption for s in states]
+    assert captions[3:] == ["a sent → r1", "a appended r1@0, waiting", "a appended r1@0, waiting\nb sent → r1",
+                            "a failed\nb sent → r1"]
+    assert list(model.lanes(states[-1])) == ["r1", "r2", "producer"]
+    assert "producer" not in build_model("fetch", "kip320").lanes(states[0]._replace(producer=(), requests=()))
+
+
 def test_the_idempotent_leader_drops_a_duplicate_and_refuses_a_gap():
     model = retrying(idempotence=True, max_in_flight=2)
     steps = LEADS + [("ProducerSend", 0, 0), ("LeaderHandleProduce", 0, 0), ("ProducerTimeout", 0),

@@ -16,7 +16,7 @@ from .changes import tidy_line, trace_changes
 from .explain import explain
 from .lanes import losses
 from .legend import legend_keys
-from .outcome import last_mark
+from .outcome import is_witness, last_mark
 from .page import SCRIPT, STYLE
 from .picture import lanes_figure, legend_figure, trace_title
 from .render import figure_bytes
@@ -76,11 +76,13 @@ def _cell(lines: list[str], previous: list[str] | None) -> str:
     return "\n".join(out)
 
 
-def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str]) -> str:
-    """The step table's rows: number, action, then each column with what changed marked."""
+def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str], witness: bool) -> str:
+    """The step table's rows: number, action, then each column with what changed marked; the
+    last action is red where an invariant fails, indigo where a `witness` is reached."""
     rows = []
     for i, (action, cols) in enumerate(zip(actions, columns)):
-        cls = "step last" if i == len(actions) - 1 else "step"
+        end = "last-witness" if witness else "last-invariant"
+        cls = f"step last {end}" if i == len(actions) - 1 else "step"
         cells = "".join(f"<td>{_cell(cols.get(n, []), columns[i - 1].get(n, []) if i else None)}</td>" for n in names)
         rows.append(f'<tr class="{cls}" data-step="{i}"><td>{i}</td><td class="action">{html.escape(action)}</td>'
                     f"{cells}</tr>")
@@ -105,5 +107,5 @@ def trace_html(trace: Trace, model) -> str:
                        svg=_svg(lanes_figure(trace, model, framed=False)),
                        legend=_svg(legend_figure(legend_keys(views, losses(views), last_mark(trace),
                                                              selectable=True))),
-                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows=_rows(actions, columns, names),
+                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows=_rows(actions, columns, names, is_witness(trace)),
                        data=json.dumps(data).replace("</", "<\\/"))

@@ -30,6 +30,7 @@ from .outcome import at_last_step, last_mark, outcome
 from .trace import Trace
 
 GUTTER = 0.9
+"""The least room left of the first column for the lane names."""
 LANE = 1.2
 HEADER_LINES = 6
 PAGE_HEADER_LINES = 3
@@ -63,10 +64,12 @@ def _header(action: str, lost: list[Loss], last: str | None, wrap: int, most: in
 
 @dataclass(frozen=True)
 class _Grid:
-    """Where the lanes picture puts things, in inches: lanes `names`, `column` wide columns with
-    room for `width` log offsets, headers from `top`, lanes from `lanes_top` to `bottom`."""
+    """Where the lanes picture puts things, in inches: lanes `names` in a `gutter` wide margin,
+    `column` wide columns with room for `width` log offsets, headers from `top`, lanes from
+    `lanes_top` to `bottom`."""
 
     names: list[str]
+    gutter: float
     column: float
     width: int
     top: float
@@ -75,7 +78,7 @@ class _Grid:
 
     def x(self, col: int) -> float:
         """The left edge of column `col`."""
-        return GUTTER + col * self.column
+        return self.gutter + col * self.column
 
     def y(self, row: int) -> float:
         """The top of lane `row`."""
@@ -97,13 +100,14 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
     headers = [_header(a, [x for x in lost if x.step == i], at_last_step(trace) if i == len(actions) - 1 else None,
                        chars_in(column - 0.25), HEADER_LINES if framed else PAGE_HEADER_LINES)
                for i, a in enumerate(actions)]
-    fig_w = GUTTER + column * len(states) + 0.1
+    gutter = max(GUTTER, text_width(max(map(len, views[0])), 13) + 0.35)
+    fig_w = gutter + column * len(states) + 0.1
     if framed:  # room for the title and a legend entry
         fig_w = max(fig_w, text_width(len(trace_title(trace)), 16) + 0.4, 6.5)
     story = _story(trace, model, fig_w) if framed else []
     top = 0.85 + STORY_LINE * len(story) if framed else 0.05
     lanes_top = top + 0.6 + LINE * max(sum(map(len, header)) for header in headers)
-    grid = _Grid(list(views[0]), column, width, top, lanes_top, lanes_top + LANE * len(views[0]))
+    grid = _Grid(list(views[0]), gutter, column, width, top, lanes_top, lanes_top + LANE * len(views[0]))
     legend = legend_keys(views, lost, last_mark(trace))
     legend_w = min(fig_w - 0.3, 22)
     fig, ax = canvas(fig_w, grid.bottom + (0.3 + legend_height(legend, legend_w, LEGEND_WRAP) if framed else 0.1))

@@ -7,7 +7,8 @@ from checker.model import Lane
 from ..spec.words import isr_text, log_text, record_name, replica_name
 from .kinds import NO_VOTER
 from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
-from .state import ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, FetchRequest, FetchResponse, FetchState
+from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, UNSENT, FetchRequest, FetchResponse,
+                    FetchState)
 
 
 def records_text(n: int) -> str:
@@ -193,11 +194,30 @@ def _arrow(msg) -> tuple[str, str, str] | None:
     return None
 
 
+def _producer_caption(state: FetchState) -> str:
+    """The retrying producer's records in a few words per line, for its lane: 'a sent → r1',
+    'b appended r1@0, waiting' (for the answer), 'a failed', 'a acked' (records not yet sent are left out)."""
+    lines = []
+    for rid, p in enumerate(state.producer):
+        letter = record_letter(rid)
+        if p.status == SENT:
+            to = [replica_name(q.leader) for q in state.requests if q.record == rid]
+            lines.append(f"{letter} sent → {to[0]}" if to else f"{letter} sent")
+        elif p.status == APPENDED:
+            lines.append(f"{letter} appended {replica_name(p.leader)}@{p.offset}, waiting")
+        elif p.status != UNSENT:
+            lines.append(f"{letter} {SEND_STATUSES[p.status]}")
+    return "\n".join(lines) or "nothing sent"
+
+
 def broker_lanes(state: FetchState) -> dict[str, Lane]:
     """Each broker as a lane for pictures: log cells (flushed ones solid), HW, LEO, role, whether
-    it is up, and its in-flight FETCH or response as an arrow."""
+    it is up, and its in-flight FETCH or response as an arrow; with the retrying producer, a
+    last lane that says where each of its records stands."""
     lanes = {}
     for r, b in enumerate(state.brokers):
         lanes[replica_name(r)] = Lane(tuple(record_name(x) for x in b.log), b.hw, b.leo, b.alive and b.leader == r,
                                       _role(r, b), b.flushed, b.alive, _arrow(b.fetch))
+    if state.producer:
+        lanes["producer"] = Lane((), None, None, False, _producer_caption(state))
     return lanes
