@@ -67,9 +67,9 @@ def test_a_search_stopped_at_any_level_resumes_to_the_uninterrupted_result(sc, t
     model, invariants, symmetry = _case(case)
     whole = explore(model, invariants, stop_at_first=False, symmetry=symmetry)
     assert whole.violations  # the traces are part of what must agree
-    # every stopping point on the fast local engine; the middle one when Spark writes (a Spark
-    # level with its journal costs about a second)
-    for depth in (0, whole.depth // 2, whole.depth) if writer == "local" else (whole.depth // 2,):
+    # every stopping point on the fast local engine; an early one when Spark writes (a Spark
+    # level with its journal costs a second or two, and the frontier it hands over is what counts)
+    for depth in (0, whole.depth // 2, whole.depth) if writer == "local" else (5,):
         directory = tmp_path / f"{writer}-{depth}"
         first = _search(writer, sc, model, invariants, symmetry, _saver(directory, model, invariants, symmetry,
                                                                           depth), depth, partitions=3)

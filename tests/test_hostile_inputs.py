@@ -275,7 +275,7 @@ def hostile_file(texts: dict[str, str]):
 
 # --- trace files ------------------------------------------------------------------------------
 
-@hostile(300)
+@hostile(150)
 @given(data=st.data())
 def test_trace_show_answers_a_mutated_trace_file_as_documented(found, data):
     content = data.draw(hostile_file(found), label="file")
@@ -314,7 +314,7 @@ def test_trace_render_writes_a_whole_picture_or_nothing(found, data):
 
 # --- scenario files ---------------------------------------------------------------------------
 
-@hostile(250)
+@hostile(150)
 @given(content=hostile_file(scenario_texts()))
 def test_replay_answers_a_mutated_scenario_file_as_documented(content):
     with tempfile.TemporaryDirectory() as folder:
@@ -326,7 +326,7 @@ def test_replay_answers_a_mutated_scenario_file_as_documented(content):
         assert leftovers(folder, {"scenario.json"}) == set()
 
 
-@hostile(120)
+@hostile(80)
 @given(data=st.data())
 def test_replay_answers_hostile_step_words_as_documented(data):
     text = data.draw(st.sampled_from(sorted(scenario_texts().values())), label="scenario")
@@ -477,7 +477,7 @@ def no_partial_files(folder: Path) -> None:
                 load_trace(Path(root, name))
 
 
-@hostile(300)
+@hostile(150)
 @given(data=st.data())
 def test_check_compare_and_sweep_answer_hostile_command_lines_as_documented(data):
     command = data.draw(st.sampled_from([check_command, compare_command, sweep_command]), label="command")
@@ -490,7 +490,7 @@ def test_check_compare_and_sweep_answer_hostile_command_lines_as_documented(data
         no_partial_files(Path(folder))
 
 
-@hostile(120)
+@hostile(80)
 @given(data=st.data())
 def test_trace_commands_answer_hostile_paths_as_documented(found, data):
     with folder_with_places() as folder:
