@@ -203,8 +203,8 @@ def _reordered(d: Diagnosis, page: Page) -> list[str]:
     return [f"At step {dmg.step}, {name(dmg.replica)} appended {rec} at offset {dmg.offset}, behind {later}, which the "
             f"producer sent after it: {page.words[dmg.step]}.",
             f"With max.in.flight.requests.per.connection={window} the producer sends a new record while earlier ones "
-            f"are unanswered. A record that fails keeps its place in that window, but its retry goes out behind "
-            f"every request already sent, so the leader appends it after them.",
+            f"are unanswered. A record that fails keeps its place in that window, but later records may reach the "
+            f"leader before its retry does, and the leader appends records in the order they arrive.",
             *(culprit_line(c, page) for c in d.culprits),
             f"max.in.flight.requests.per.connection=1 keeps the order: nothing new is sent while a record is "
             f"unanswered or failed. The idempotent producer (KIP-98, --idempotence) keeps it with more in flight: "
