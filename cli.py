@@ -205,12 +205,12 @@ def applicable(models, properties, named: bool) -> list:
     left_out = [p for p in properties if not all(applies(p, m) for m in models)]
     if not left_out:
         return list(properties)
-    reads = scope(left_out[0])
     names = ", ".join(p.name for p in left_out)
+    verb, pronoun, reads = ("does", "it", "reads") if len(left_out) == 1 else ("do", "they", "read")
+    why = f"{pronoun} {reads} {scope(left_out[0])}"
     if named:
-        verb, pronoun = ("does", "it") if len(left_out) == 1 else ("do", "they")
-        raise UserError(f"{names} {verb} not apply to these settings: {pronoun} read{'s' * (pronoun == 'it')} {reads}")
-    click.echo(f"not checked, since they do not apply here: {names} (they read {reads})", err=True)
+        raise UserError(f"{names} {verb} not apply to these settings: {why}")
+    click.echo(f"not checked, since {names} {verb} not apply here ({why})", err=True)
     return [p for p in properties if p not in left_out]
 
 

@@ -125,8 +125,8 @@ def test_the_isr_invariants_are_left_out_of_a_majority_check_with_a_notice():
     result = run_cli("check", *SMALL, "--quorum", "majority", "--json")
     checked = list(json.loads(result.stdout)["invariants"])
     assert checked == [p.name for p in select("fetch", []) if p.name not in ISR_ONLY]
-    assert "not checked, since they do not apply here: leader-in-isr, weak-isr, strong-isr (they read Kafka's " \
-           "ISR, which only --quorum isr has)" in result.stderr
+    assert "not checked, since leader-in-isr, weak-isr, strong-isr do not apply here (they read Kafka's ISR, " \
+           "which only --quorum isr has)" in result.stderr
 
 
 def test_naming_an_isr_invariant_under_a_majority_is_a_one_line_error():
