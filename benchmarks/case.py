@@ -40,18 +40,21 @@ def parse_bounds(text: str) -> dict:
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local")
 @click.option("--master", default="local[2]")
 @click.option("--partitions", type=int, default=2)
-@click.option("--all-invariants", is_flag=True, help="check every invariant (ghost state kept); default: none")
+@click.option("--all-invariants", is_flag=True,
+              help="check every invariant that applies to the model (ghost state kept); default: none")
 @click.option("--compile-only", is_flag=True, help="only load (or compile) the model's kernel, and report its seconds")
 def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, compile_only):
     """Run one exploration to the end and print its figures as JSON."""
     started = time.perf_counter()
     from checker.engines import engine_session
+    from checker.invariant import applies
     from checker.progress import prepare_kernels
     from invariants.registry import select
     from model.registry import build_model
 
     invariants = select(model_name, []) if all_invariants else []
     model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **parse_bounds(bounds))
+    invariants = [i for i in invariants if applies(i, model)]
     imported = time.perf_counter()
     prepare_kernels([model])
     compiled = time.perf_counter()
