@@ -309,7 +309,9 @@ def test_a_trace_file_without_a_producer_still_loads():
 
 
 def test_decoded_view_agrees_with_the_compiled_search():
-    assert_decoded_view_agrees(retrying(max_in_flight=2, max_epoch=1, max_crashes=0, acks="1"))
+    # idempotence adds the duplicate and out-of-sequence answers to append and not-leader, in
+    # 5,056 states, a third of the plain producer's 15,079 (the Python search is the slow side)
+    assert_decoded_view_agrees(retrying(max_in_flight=2, max_epoch=1, max_crashes=0, acks="1", idempotence=True))
 
 
 SYMMETRY_MODELS = [retrying(replicas=3, max_records=3, log_size=3, max_in_flight=3, max_epoch=3, max_crashes=3,
