@@ -477,7 +477,7 @@ def no_partial_files(folder: Path) -> None:
                 load_trace(Path(root, name))
 
 
-@hostile(150)
+@hostile(80)
 @given(data=st.data())
 def test_check_compare_and_sweep_answer_hostile_command_lines_as_documented(data):
     command = data.draw(st.sampled_from([check_command, compare_command, sweep_command]), label="command")
