@@ -24,6 +24,7 @@ from invariants.registry import invariants_for, select
 from model.registry import build_model
 from test_checkpoint import _saver, _search
 from test_spark_engine import same_results, sc  # noqa: F401 (sc is a fixture)
+from traces.legend import COLOURS
 from traces.store import load_trace
 
 WITNESSES = ("acked-with-1-down", "acked-with-2-down")
@@ -228,7 +229,8 @@ def test_pictures_of_a_witness_trace_say_reached(witness_trace, tmp_path, fmt, p
     else:
         says_reached_never_violated(text)
     if fmt == "html":  # the last action in the step table is indigo, as in the lanes, not red
-        assert text.count('class="step last last-witness"') == 1 and "last-invariant\"" not in text
+        assert text.count(f'<td class="action" style="color: {COLOURS["reached"]}">') == 1
+        assert COLOURS["fails"] not in text
 
 
 def test_list_shows_witnesses_apart_and_check_asks_them_only_by_name():

@@ -15,8 +15,8 @@ from dataclasses import astuple
 from .changes import tidy_line, trace_changes
 from .explain import explain
 from .lanes import losses
-from .legend import legend_keys
-from .outcome import is_witness, last_mark
+from .legend import COLOURS, legend_keys
+from .outcome import last_mark
 from .page import SCRIPT, STYLE
 from .picture import lanes_figure, legend_figure, trace_title
 from .render import figure_bytes
@@ -76,16 +76,17 @@ def _cell(lines: list[str], previous: list[str] | None) -> str:
     return "\n".join(out)
 
 
-def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str], witness: bool) -> str:
+def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str], mark: str) -> str:
     """The step table's rows: number, action, then each column with what changed marked; the
-    last action is red where an invariant fails, indigo where a `witness` is reached."""
+    last action in bold and in the colour of the trace's `mark` (as in the lanes picture: red
+    where an invariant fails, indigo where a witness is reached)."""
     rows = []
     for i, (action, cols) in enumerate(zip(actions, columns)):
-        end = "last-witness" if witness else "last-invariant"
-        cls = f"step last {end}" if i == len(actions) - 1 else "step"
+        last = i == len(actions) - 1
+        cls, colour = ("step last", f' style="color: {COLOURS[mark]}"') if last else ("step", "")
         cells = "".join(f"<td>{_cell(cols.get(n, []), columns[i - 1].get(n, []) if i else None)}</td>" for n in names)
-        rows.append(f'<tr class="{cls}" data-step="{i}"><td>{i}</td><td class="action">{html.escape(action)}</td>'
-                    f"{cells}</tr>")
+        rows.append(f'<tr class="{cls}" data-step="{i}"><td>{i}</td><td class="action"{colour}>'
+                    f"{html.escape(action)}</td>{cells}</tr>")
     return "".join(rows)
 
 
@@ -107,5 +108,6 @@ def trace_html(trace: Trace, model) -> str:
                        svg=_svg(lanes_figure(trace, model, framed=False)),
                        legend=_svg(legend_figure(legend_keys(views, losses(views), last_mark(trace),
                                                              selectable=True))),
-                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names), rows=_rows(actions, columns, names, is_witness(trace)),
+                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names),
+                       rows=_rows(actions, columns, names, last_mark(trace)),
                        data=json.dumps(data).replace("</", "<\\/"))

@@ -41,8 +41,7 @@ td, th { border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; text-ali
 #steps tr.step { cursor: pointer; }
 #steps tr.step:hover { background: #f2f4f8; }
 #steps tr.current { background: #fff3b0; outline: 2px solid #e0a800; }
-#steps tr.last-invariant td.action { color: #b3261e; font-weight: 700; }
-#steps tr.last-witness td.action { color: #283593; font-weight: 700; }
+#steps tr.last td.action { font-weight: 700; }
 .changed { background: #ffe9a8; font-weight: 700; }
 """
 
