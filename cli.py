@@ -679,7 +679,7 @@ def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, ren
         click.echo(tradeoff_markdown(runs, tradeoffs.QUESTIONS, claims), nl=False)
     else:
         console = stdout_console()
-        console.print(tradeoff_table(runs, tradeoffs.QUESTIONS, claims))
+        console.print(tradeoff_table(runs, tradeoffs.QUESTIONS))
         console.print("[bold]The articles' claims[/]")
         for line in claims_text(claims):
             console.print("- " + line, highlight=False)

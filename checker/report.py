@@ -219,7 +219,7 @@ def sweep_to_json(runs: list) -> dict[str, Any]:
     return {"runs": [{"configuration": config, "result": result_to_json(result, {})} for config, result in runs]}
 
 
-def tradeoff_table(runs: list, questions, claims) -> Table:
+def tradeoff_table(runs: list, questions) -> Table:
     """The trade-off table: one row per question, one column per setup, each cell 'yes, k steps'
     (red: a loss, green: availability), 'no' or 'unknown'; then distinct states and time."""
     first = runs[0][1]
@@ -245,11 +245,21 @@ def tradeoff_table(runs: list, questions, claims) -> Table:
     return table
 
 
+CLAIM_WORDS = {True: "borne out", False: "not borne out", None: "undecided"}
+"""Whether the table's cells bear a claim out (None: a cell stayed unknown)."""
+
+
+def _claim_lines(claims, marks: dict) -> list[str]:
+    """Each claim with its verdict (worded by `marks`), the cells it was read from and, when
+    the cells do not bear it out, why."""
+    return [f"{marks[holds]}: {claim.text} ({read})" + (f". Why: {claim.otherwise}." if holds is False else "")
+            for claim, holds, read in claims]
+
+
 def claims_text(claims) -> list[str]:
     """Each claim of the articles with the cells that bear it out or not, one line each."""
-    marks = {True: "[green]borne out[/]", False: "[bold red]not borne out[/]", None: "[yellow]undecided[/]"}
-    return [f"{marks[holds]}: {claim.text} ({read})" + ("" if holds is not False else f". Why: {claim.otherwise}.")
-            for claim, holds, read in claims]
+    colours = {True: "green", False: "bold red", None: "yellow"}
+    return _claim_lines(claims, {k: f"[{colours[k]}]{w}[/]" for k, w in CLAIM_WORDS.items()})
 
 
 def tradeoff_markdown(runs: list, questions, claims) -> str:
@@ -258,9 +268,7 @@ def tradeoff_markdown(runs: list, questions, claims) -> str:
     for q in questions:
         lines.append(f"| {q.text} | " + " | ".join(cell(r, q.prop) for _, r in runs) + " |")
     lines.append("| distinct states | " + " | ".join(f"{r.distinct_states:,}" for _, r in runs) + " |")
-    words = {True: "borne out", False: "not borne out", None: "undecided"}
-    lines += [""] + [f"- {words[holds]}: {claim.text} ({read})" + (f". Why: {claim.otherwise}." if holds is False else "")
-                     for claim, holds, read in claims]
+    lines += [""] + [f"- {line}" for line in _claim_lines(claims, CLAIM_WORDS)]
     return "\n".join(lines) + "\n"
 
 
