@@ -7,8 +7,7 @@ trace is no counterexample: its account says where the witness is reached and wh
 from __future__ import annotations
 
 from invariants.registry import invariants_for
-from model.fetch.words import record_letter
-from model.spec.words import isr_text, record_name
+from model.spec.words import isr_text, record_letter, record_name
 from model.spec.words import replica_name as name
 
 from .diagnosis import Cause, Diagnosis, diagnose

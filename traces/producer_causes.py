@@ -100,4 +100,4 @@ def _broker_of_failure(trail: Trail, k: int, rid: int) -> int:
     before = trail.trace.states()[k - 1]
     if before.producer[rid].status == APPENDED:
         return before.producer[rid].leader
-    return next((q.leader for q in before.requests if q.record == rid), NONE)
+    return before.request_target(rid)

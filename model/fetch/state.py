@@ -135,3 +135,7 @@ class FetchState(NamedTuple):
     consumer_hw: int = 0
     producer: tuple = ()
     requests: tuple = ()
+
+    def request_target(self, rid: int) -> int:
+        """The broker that record rid's produce request is in flight to, NONE when none is."""
+        return next((q.leader for q in self.requests if q.record == rid), NONE)

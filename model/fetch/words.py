@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from checker.model import Lane
 
-from ..spec.words import isr_text, log_text, record_name, replica_name
+from ..spec.words import isr_text, log_text, record_letter, record_name, replica_name
 from .kinds import NO_VOTER
 from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
 from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, UNSENT, FetchRequest, FetchResponse,
@@ -26,11 +26,6 @@ def _message(msg) -> str:
             return f"diverging from {replica_name(msg.leader)}'s log after offset {msg.diverging}"
         return f"response from {replica_name(msg.leader)}: {records_text(len(msg.records))}, HW {msg.hw}"
     return "-"
-
-
-def record_letter(rid: int) -> str:
-    """A record by its id alone: 'a', 'b', ... (as in `a@e0`)."""
-    return chr(ord('a') + rid)
 
 
 def sequence_text(rid: int) -> str:
@@ -77,8 +72,8 @@ def describe_produce(action: tuple, before: FetchState, after: FetchState, outco
     if sent.status == APPENDED:
         return (f"{replica_name(sent.leader)}'s answer for {sequence_text(rid)} is lost (it appended it at offset "
                 f"{sent.offset}): the producer times out")
-    to = [q.leader for q in before.requests if q.record == rid]
-    where = f"to {replica_name(to[0])} " if to else ""
+    to = before.request_target(rid)
+    where = f"to {replica_name(to)} " if to != NONE else ""
     return f"producer's request for {sequence_text(rid)} {where}times out or was lost"
 
 
@@ -201,8 +196,8 @@ def _producer_caption(state: FetchState) -> str:
     for rid, p in enumerate(state.producer):
         letter = record_letter(rid)
         if p.status == SENT:
-            to = [replica_name(q.leader) for q in state.requests if q.record == rid]
-            lines.append(f"{letter} sent → {to[0]}" if to else f"{letter} sent")
+            to = state.request_target(rid)
+            lines.append(f"{letter} sent → {replica_name(to)}" if to != NONE else f"{letter} sent")
         elif p.status == APPENDED:
             lines.append(f"{letter} appended {replica_name(p.leader)}@{p.offset}, waiting")
         elif p.status != UNSENT:

@@ -13,9 +13,14 @@ def replica_name(r: int) -> str:
     return "none" if r == NONE else f"r{r + 1}"
 
 
+def record_letter(rid: int) -> str:
+    """A producer write by its id alone: ids 0, 1, ... become a, b, ... (as in `a@e0`)."""
+    return chr(ord('a') + rid)
+
+
 def record_name(record: Record) -> str:
-    """A record as `a@e0`: producer write a (ids 0, 1, ... become a, b, ...) in leader epoch 0."""
-    return f"{chr(ord('a') + record.id)}@e{record.epoch}"
+    """A record as `a@e0`: producer write a (`record_letter`) in leader epoch 0."""
+    return f"{record_letter(record.id)}@e{record.epoch}"
 
 
 def log_text(log: tuple) -> str:
