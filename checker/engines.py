@@ -19,8 +19,7 @@ def engine_session(engine: str, *, master: str = "local[*]", partitions: int | N
                    work_dir: str | None = None):
     """Yield an `explore(model, invariants, stop_at_first=..., max_depth=..., on_level=...,
     symmetry=...)` function running on the named engine; one Spark context serves every call
-    in the block. Spark options (`master`, `partitions`, `work_dir` for reliable checkpoints on
-    storage every executor reaches) are ignored by `local`. Raises checker.java.EngineUnavailable
+    in the block. Spark options (`master`, `partitions`, `work_dir` for the tasks' scratch files) are ignored by `local`. Raises checker.java.EngineUnavailable
     when Spark cannot start."""
     if engine == "local":
         yield explore
@@ -28,5 +27,5 @@ def engine_session(engine: str, *, master: str = "local[*]", partitions: int | N
     from .spark import explore_spark
     from .spark_context import spark_context
 
-    with spark_context(master, partitions, checkpoint_dir=work_dir) as sc:
-        yield partial(explore_spark, sc, partitions=partitions, reliable_checkpoints=work_dir is not None)
+    with spark_context(master, partitions) as sc:
+        yield partial(explore_spark, sc, partitions=partitions, work_dir=work_dir)

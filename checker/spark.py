@@ -1,119 +1,44 @@
-"""The Spark engine: the same breadth-first search as `checker.local`, with the frontier and
-the visited set sharded across Spark executors by state fingerprint.
+"""The Spark engine: the same breadth-first search as `checker.local`, sharded over the tasks
+of one Spark barrier stage that live as long as the search.
 
-Per level the driver builds two stages (see `checker.spark_tasks` and docs/spark-engine.md):
-expand the frontier on the executors and shuffle the successors to their owning partitions,
-then merge them into the co-partitioned previous level. Only counts, the smallest violating
-fingerprints and the next frontier's size come back to the driver; it never holds the state
-set. Each level is persisted and checkpointed (locally, or reliably under `checkpoint_dir`),
-so lineage never grows. The same tie-breaking rules as the local engine give the same counts,
-verdicts and traces, whatever the partition count.
+Each task (`checker.spark_shard`) owns the states whose fingerprint maps to it and keeps their
+visited set and frontier in its own memory for the whole search; a level moves only new
+candidates, directly from task to task (`checker.peer_exchange`). The driver
+(`checker.spark_coordinator`) sends one order per level and receives per task the counts,
+the smallest violating fingerprints and its own seconds of work: never states. Routes (parent
+fingerprint and action per state) stay with the tasks, on disk, until a trace is rebuilt by
+asking their owners, one level at a time. docs/spark-engine.md says why this design.
+
+The same tie rules as the local engine give the same counts, verdicts and traces, whatever
+the partition count. A lost task (a killed Python worker, a lost executor) loses the attempt,
+not the run: the search starts again from its last checkpoint (`saver`), or from the initial
+states without one, and reaches the identical answer.
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
 
+from .checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty
+from .java import EngineUnavailable
+from .local import representative_of
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats, found_so_far
-from .local import representative_of
+from .shard_ops import shard_ops
+from .spark_coordinator import Coordinator, TaskLost, driver_host, task_slots
+from .spark_shard import owner, search_task
 from .stopping import stop_reason
-from .checkpoint.files import LevelStates
-from .checkpoint.identity import CheckpointError
-from .kernel import steps
-from .kernel.symmetry import permutations
-from .kernel.traces import Reducer, trace_to
 
-
-def _initial_level(sc, model, partitions, reducer, representative, saver):
-    """Level 0: the initial states (orbit representatives with symmetry; packed rows for a kernel
-    model), each owned by its fingerprint's partition, as its own parent; journalled with
-    checkpoints on."""
-    if reducer is None:
-        reduce = representative or (lambda state: state)
-        states = {fingerprint(reduce(s)): reduce(s) for s in model.initial_states()}
-        encode = model.encode
-    else:
-        rows = [reducer.representative(model.kernel.encode(s)) for s in model.initial_states()]
-        states = {reducer.fingerprint(row): row for row in rows}
-        encode = None
-    fps = np.array(sorted(states), np.int64)
-    if saver is not None:
-        saver.journal(0, 0, fps, fps, np.zeros(len(fps), np.uint16))
-    frontier = ([encode(states[fp]) for fp in fps.tolist()] if encode is not None else
-                np.array([states[fp] for fp in fps.tolist()], np.int8).reshape(len(fps), model.kernel.width))
-    level = LevelStates(fps, fps, np.zeros(len(fps), np.uint16))
-    return states, _sharded(sc, partitions, level, level, frontier)
-
-
-def _restored_level(sc, model, partitions, saver):
-    """The last level of the saver's checkpoint, sharded over `partitions` (whatever the engine
-    and partition count that wrote it): every journalled state with its parent and code, and
-    the saved frontier."""
-    levels = saver.read_levels()
-    everything = LevelStates(*(np.concatenate([getattr(level, name) for level in levels])
-                               for name in LevelStates._fields))
-    if len(everything.fps) != saver.resumed.distinct:
-        raise CheckpointError(f"its journal holds {len(everything.fps):,} states, its manifest "
-                              f"{saver.resumed.distinct:,}")
-    kernel = getattr(model, "kernel", None)
-    if saver.resumed.frontier:
-        fps, frontier = saver.read_frontier(kernel.width if kernel is not None else None, levels[-1])
-    else:
-        fps = np.empty(0, np.int64)
-        frontier = np.zeros((0, kernel.width), np.int8) if kernel is not None else []
-    return _sharded(sc, partitions, everything, LevelStates(fps, fps, fps), frontier)
-
-
-def _sharded(sc, partitions, visited: LevelStates, front: LevelStates, frontier):
-    """An RDD of one Shard per partition: the `visited` states it owns (sorted by fingerprint,
-    with parents and codes) and its share of the frontier (fingerprints `front.fps`, encoded
-    states `frontier`)."""
-    from .spark_tasks import Shard, same_partition
-
-    order, front_order = np.argsort(visited.fps), np.argsort(front.fps)
-    owners, front_owners = visited.fps[order] % partitions, front.fps[front_order] % partitions
-    shards = []
-    for p in range(partitions):
-        mine, front_mine = order[owners == p], front_order[front_owners == p]
-        states = (frontier[front_mine] if isinstance(frontier, np.ndarray) else
-                  [frontier[i] for i in front_mine.tolist()])
-        shards.append((p, Shard(visited.fps[mine], visited.parents[mine], visited.codes[mine], front.fps[front_mine],
-                                states)))
-    return sc.parallelize(shards, partitions).partitionBy(partitions, same_partition)
-
-
-def _co_partitioned_union(level, candidates):
-    """`level.union(candidates)` without a pass through Python: both are partitioned alike, so
-    Spark pairs partition p of one with partition p of the other (nothing moves). PySpark would
-    first re-serialise both sides because their serializer objects differ (auto-batched pickle
-    and batched pickle); both are read the same way (each frame a pickled list), so declaring
-    the candidates' reader equal to the level's is enough."""
-    candidates._jrdd_deserializer = level._jrdd_deserializer
-    union = level.union(candidates)
-    assert union.partitioner == level.partitioner, "the level and its candidates must be co-partitioned"
-    return union
-
-
-def _materialise(rdd, checkpoint: bool):
-    """Persist the level, cut its lineage, and compute it (counting in the JVM, so no Python
-    pass reads the cached data back)."""
-    from pyspark import StorageLevel
-
-    rdd.persist(StorageLevel.MEMORY_AND_DISK)
-    if checkpoint:
-        rdd.checkpoint()
-    else:
-        rdd.localCheckpoint()
-    rdd._jrdd.count()
-    return rdd
+ATTEMPTS = 3
+"""Attempts at one search before a lost task fails the run."""
 
 
 def explore_spark(
@@ -125,194 +50,222 @@ def explore_spark(
     stop_at_first: bool = True,
     max_depth: int | None = None,
     on_level: Callable[[LevelStats, int], None] | None = None,
-    reliable_checkpoints: bool = False,
     symmetry: bool = False,
     saver=None,
+    work_dir: str | None = None,
+    on_start: Callable[[list[int]], None] | None = None,
 ) -> CheckResult:
-    """Explore like `checker.local.explore`, on the SparkContext `sc` with `partitions` shards
-    (default: the context's default parallelism). `reliable_checkpoints` checkpoints each level
-    to the context's checkpoint directory instead of executor-local storage. A model with a
-    compiled kernel is expanded by that kernel on the executors, one state per orbit under
-    replica renaming with `symmetry` (which needs a kernel). With a checkpoint `saver` the
-    executors journal each level in its directory (which they must all reach), and the search
-    continues from its checkpoint if it has one."""
-    from .spark_tasks import KeyedDict, expand, expand_kernel, kind_index, merge, same_partition, save_frontier
-
-    started = time.perf_counter()
-    P = partitions or sc.defaultParallelism
-    properties = list(invariants)
-    kernel = getattr(model, "kernel", None)
-    result = CheckResult.of(model, properties, "spark", engine_options={"master": sc.master, "partitions": P},
-                            symmetry=symmetry)
-    invariants = [p for p in properties if not isinstance(p, StepProperty)]
-    step_properties = [p for p in properties if isinstance(p, StepProperty)]
-    broken_steps: dict[str, tuple] = {}
-    representative = representative_of(model, symmetry) if kernel is None else None
-    if kernel is not None:
-        reducer = Reducer(kernel, permutations(kernel.replicas, symmetry))
-        kinds = kernel.action_kinds
-        invariant_bits = {kernel.invariant_names.index(p.name): p for p in invariants}
-        step_bits = {kernel.step_property_names.index(p.name): p for p in step_properties}
-        inv_mask, step_mask = sum(1 << b for b in invariant_bits), sum(1 << b for b in step_bits)
-        kind_of = steps.kind_of
-    else:
-        reducer = None
-        kinds = model.action_kinds()
-        invariant_bits = dict(enumerate(invariants))
-        kind_of = kind_index
-    if saver is not None and kernel is None:
+    """Explore like `checker.local.explore`, on the SparkContext `sc`, with the state space in
+    `partitions` shards (default: the context's default parallelism) held by as many tasks as
+    the cluster runs at once, at most one per shard. A model with a compiled kernel is expanded
+    by that kernel, one state per orbit under replica renaming with `symmetry`. With a
+    checkpoint `saver` the tasks journal each level in its directory (which they must all
+    reach), and the search continues from its checkpoint if it has one. Tasks keep their
+    scratch files under `work_dir` (default: Spark's local directories). `on_start` is called
+    with the tasks' Python worker process ids when an attempt starts."""
+    if saver is not None and getattr(model, "kernel", None) is None:
         raise CheckpointError(f"checkpoints need a model with a compiled kernel, and {model.name} has none")
-    found: dict[str, int] = {}
-    resumed = saver.resumed if saver is not None else None
-    if resumed is None:
-        states, level = _initial_level(sc, model, P, reducer, representative, saver)
-        for inv in invariants:
-            if kernel is not None:
-                bit = kernel.invariant_names.index(inv.name)
-                bad = [fp for fp, row in states.items() if kernel.search.violations(row, kernel.layout, 1 << bit)]
-            else:
-                bad = [fp for fp, s in states.items() if not inv.holds(s)]
-            if bad:
-                found[inv.name] = min(bad)
-        fired = np.zeros(len(kinds), np.int64)
-        new_by_kind = np.zeros(len(kinds), np.int64)
-        distinct, frontier, depth, offset, exhausted = len(states), len(states), 0, 0.0, not states
-        result.levels.append(LevelStats(0, distinct, 0, distinct, time.perf_counter() - started, 0.0,
-                                        **found_so_far(found, result.witnesses)))
-        parts = [1]
-    else:
-        level = _restored_level(sc, model, P, saver)
-        found = dict(resumed.found)
-        broken_steps = {name: (fp, None) for name, fp in resumed.broken.items()}
-        fired = np.array([resumed.fired.get(k, 0) for k in kinds], np.int64)
-        new_by_kind = np.array([resumed.new.get(k, 0) for k in kinds], np.int64)
-        distinct, depth, offset, exhausted = resumed.distinct, resumed.depth, resumed.seconds, resumed.exhausted
-        frontier = resumed.levels[-1].new_states
-        result.levels = list(resumed.levels)
-        result.generated_states = resumed.generated
-        parts = list(resumed.parts)
-    level = _materialise(level, reliable_checkpoints)
-
-    def elapsed() -> float:
-        return offset + time.perf_counter() - started
-
-    def snapshot(frontier_saved: bool):
-        if saver is None:
-            return None
-        return saver.snapshot(depth=depth, exhausted=exhausted, levels=list(result.levels),
-                              generated=result.generated_states, fired=dict(zip(kinds, fired.tolist())),
-                              new=dict(zip(kinds, new_by_kind.tolist())), found=dict(found),
-                              broken={name: fp for name, (fp, _) in broken_steps.items()}, parts=list(parts),
-                              frontier=frontier_saved, engine="spark")
-
-    def frontier_saver(rdd, at_depth):
-        if saver is None:
-            return None
-        return lambda: rdd.mapPartitionsWithIndex(partial(save_frontier, journal=saver.directory, depth=at_depth)).count()
-
-    if on_level:
-        on_level(result.levels[-1], frontier)
-    last_level = level
-    last = (snapshot(True), frontier_saver(level, depth))  # the checkpoint an interruption commits
+    started = time.perf_counter()
+    shards = partitions or sc.defaultParallelism
+    tasks = min(shards, task_slots(sc))
+    coordinator = Coordinator(driver_host(sc))
     try:
-        while not (stopped := stop_reason(exhausted=exhausted, found={**found, **broken_steps}, properties=properties,
-                                          stop_at_first=stop_at_first, depth=depth, max_depth=max_depth)):
-            stats = sc.accumulator({}, KeyedDict())
-            step = depth + 1
+        for attempt in range(1, ATTEMPTS + 1):
+            search = SparkSearch(model, list(invariants), symmetry, saver, started,
+                                 {"master": sc.master, "partitions": shards, "tasks": tasks})
+            body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=search.properties,
+                           symmetry=symmetry, journal=saver.directory if saver is not None else None,
+                           work_dir=work_dir)
+            try:
+                coordinator.start(sc, tasks, body, search.start)
+                if on_start:
+                    on_start(list(coordinator.pids))
+                return search.run(coordinator, stop_at_first, max_depth, on_level)
+            except TaskLost as lost:
+                coordinator.drop()
+                if coordinator.job is not None:
+                    coordinator.job.thread.join()
+                if attempt == ATTEMPTS:
+                    raise EngineUnavailable(f"Spark lost a task of the search {ATTEMPTS} times; the last time: "
+                                            f"{lost}") from None
+                if saver is not None:
+                    saver.rewind()
+    finally:
+        coordinator.close()
+
+
+class SparkSearch:
+    """The driver's record of one attempt at a search: the counters, the verdicts found, the
+    per-level figures and the checkpoint manifests; it steers the tasks through a Coordinator."""
+
+    def __init__(self, model, properties, symmetry: bool, saver, started: float, engine_options: dict):
+        self.model, self.properties, self.symmetry, self.saver = model, properties, symmetry, saver
+        self.started, self.offset = started, 0.0
+        self.result = CheckResult.of(model, properties, "spark", engine_options=engine_options, symmetry=symmetry)
+        self.ops = shard_ops(model, properties, symmetry)
+        self.kinds = model.kernel.action_kinds if getattr(model, "kernel", None) is not None else model.action_kinds()
+        self.fired = np.zeros(len(self.kinds), np.int64)
+        self.new_by_kind = np.zeros(len(self.kinds), np.int64)
+        self.found: dict[str, tuple[int, int]] = {}   # invariant -> (smallest violating fingerprint, its depth)
+        self.broken: dict[str, tuple[tuple, int]] = {}  # step property -> ((parent fp, action), parent's depth)
+        resumed = saver.resumed if saver is not None else None
+        if resumed is None:
+            self.start = "fresh"
+            self._level_zero()
+        else:
+            self.start = self._resume(resumed)
+
+    def _level_zero(self) -> None:
+        fps, states = self.ops.initial()
+        for name, hit in self.ops.violated(states).items():
+            if hit.any():
+                self.found[name] = (int(fps[hit].min()), 0)
+        if self.saver is not None:
+            self.saver.journal(0, 0, fps, fps, np.zeros(len(fps), np.uint16))
+        self.distinct, self.frontier, self.depth, self.exhausted = len(fps), len(fps), 0, len(fps) == 0
+        self.parts = [1]
+        self.result.levels.append(LevelStats(0, len(fps), 0, len(fps), self.elapsed(), 0.0,
+                                             **found_so_far(self.found, self.result.witnesses)))
+
+    def _resume(self, resumed):
+        """Take the checkpoint's counters (its journal and frontier checked here first); the
+        tasks' start order."""
+        saver = self.saver
+        levels = saver.read_levels()
+        if resumed.frontier:
+            saver.read_frontier(self.ops.width, levels[-1])
+
+        def depth_of(fp: int) -> int:
+            return next(d for d, level in enumerate(levels) if (level.fps == fp).any())
+
+        self.found = {name: (fp, depth_of(fp)) for name, fp in resumed.found.items()}
+        self.broken = {name: ((fp, None), depth_of(fp)) for name, fp in resumed.broken.items()}
+        self.fired = np.array([resumed.fired.get(k, 0) for k in self.kinds], np.int64)
+        self.new_by_kind = np.array([resumed.new.get(k, 0) for k in self.kinds], np.int64)
+        self.distinct, self.depth, self.exhausted = resumed.distinct, resumed.depth, resumed.exhausted
+        self.offset = resumed.seconds
+        self.frontier = resumed.levels[-1].new_states
+        self.result.levels = list(resumed.levels)
+        self.result.generated_states = resumed.generated
+        self.parts = list(resumed.parts)
+        return ("resume", saver.directory, resumed.depth, resumed.frontier, list(resumed.parts))
+
+    def elapsed(self) -> float:
+        """Seconds of search so far, including those of the runs a checkpoint continues."""
+        return self.offset + time.perf_counter() - self.started
+
+    def snapshot(self, frontier: bool):
+        """The checkpoint manifest of the search as it stands."""
+        kinds = self.kinds
+        return self.saver.snapshot(
+            depth=self.depth, exhausted=self.exhausted, levels=list(self.result.levels),
+            generated=self.result.generated_states, fired=dict(zip(kinds, self.fired.tolist())),
+            new=dict(zip(kinds, self.new_by_kind.tolist())), found={n: fp for n, (fp, _) in self.found.items()},
+            broken={n: step[0] for n, (step, _) in self.broken.items()}, parts=list(self.parts),
+            frontier=frontier, engine="spark")
+
+    def run(self, coordinator: Coordinator, stop_at_first: bool, max_depth: int | None, on_level) -> CheckResult:
+        """Search level by level until `stop_reason` gives one; the result with its traces."""
+        saver = self.saver
+        if on_level:
+            on_level(self.result.levels[-1], self.frontier)
+        while not (stopped := stop_reason(exhausted=self.exhausted, found={**self.found, **self.broken},
+                                          properties=self.properties, stop_at_first=stop_at_first,
+                                          depth=self.depth, max_depth=max_depth)):
             due = saver is not None and saver.due()
-            unbroken = [p for p in step_properties if p.name not in broken_steps]
-            if kernel is not None:
-                expand_task = partial(expand_kernel, model=model, invariant_mask=inv_mask, step_mask=step_mask,
-                                      symmetry=symmetry, partitions=P, level=step, stats=stats)
-            else:
-                expand_task = partial(expand, model=model, invariants=invariants, step_properties=unbroken,
-                                      partitions=P, level=step, stats=stats, representative=representative)
-            candidates = level.mapPartitionsWithIndex(expand_task).partitionBy(P, same_partition)
-            following = _co_partitioned_union(level, candidates).mapPartitionsWithIndex(
-                partial(merge, kinds=len(kinds), kind_of=kind_of, invariant_count=max(invariant_bits, default=-1) + 1,
-                        level=step, stats=stats, journal=saver.directory if saver is not None else None,
-                        frontier_due=due),
-                preservesPartitioning=True)
-            following = _materialise(following, reliable_checkpoints)
-            level = following
-            expanded = [v for k, v in stats.value.items() if k[0] == "expand"]
-            merged = [v for k, v in stats.value.items() if k[0] == "merge"]
-            generated = sum(e.generated for e in expanded)
-            result.generated_states += generated
-            fired += np.sum([e.fired for e in expanded], axis=0, dtype=np.int64) if expanded else 0
-            frontier = sum(m.new for m in merged)
-            for key, prop in (step_bits.items() if kernel is not None else ((p.name, p) for p in unbroken)):
-                hits = [e.broken[key] for e in expanded if key in e.broken]
-                if hits and prop.name not in broken_steps:
-                    broken_steps[prop.name] = min(hits)
-            if frontier == 0:
-                exhausted = True
+            self._absorb(coordinator.ask(("level", self.depth + 1, due)))
+            if self.exhausted:
                 continue
-            depth = step
-            parts.append(P)
-            distinct = sum(m.visited for m in merged)
-            new_by_kind += np.sum([m.new_by_kind for m in merged], axis=0, dtype=np.int64)
-            for bit, inv in invariant_bits.items():
-                hits = [m.violations[bit] for m in merged if bit in m.violations]
-                if hits and inv.name not in found:
-                    found[inv.name] = min(hits)
-            busiest = max(e.seconds for e in expanded) + max(m.seconds for m in merged)
-            result.levels.append(LevelStats(depth, frontier, generated, distinct, elapsed(), busiest,
-                                            **found_so_far({*found, *broken_steps}, result.witnesses)))
-            last, last_level, previous = (snapshot(True), frontier_saver(level, depth)), level, last_level
-            previous.unpersist()
             if due:
-                saver.commit(last[0])
+                saver.commit(self.snapshot(True))
             if on_level:
-                on_level(result.levels[-1], frontier)
-    except KeyboardInterrupt:
+                on_level(self.result.levels[-1], self.frontier)
         if saver is not None:
-            sc.cancelAllJobs()
-            saver.commit_interrupted(*last)
-        raise
-    if level is not last_level:
-        level.unpersist()  # the level that came out empty
-    if saver is not None:
-        final = snapshot(not exhausted)
-        if final.frontier and depth != saver.committed:
-            last[1]()
-        saver.commit(final)
+            final = self.snapshot(not self.exhausted)
+            if final.frontier and self.depth != saver.committed:
+                coordinator.ask(("save-frontier", self.depth))
+            saver.commit(final)
+        result = self._finished(stopped, coordinator)
+        coordinator.finish()
+        return result
 
-    result.stopped = stopped
-    result.distinct_states = distinct
-    result.depth = depth
-    result.actions = {name: ActionCount(int(fired[i]), int(new_by_kind[i]))
-                      for i, name in sorted(enumerate(kinds), key=lambda e: e[1]) if fired[i]}
-    key = (lambda state: fingerprint(representative(state))) if representative else fingerprint
-    paths = _paths_to(sc, last_level, {**found, **{name: fp for name, (fp, _) in broken_steps.items()}}, P)
-    for prop in properties:
-        if kernel is not None and prop.name in found:
-            result.violations[prop.name] = trace_to(model, reducer, prop.name, paths[prop.name])
-        elif kernel is not None and prop.name in broken_steps:
-            result.violations[prop.name] = trace_to(model, reducer, prop.name, paths[prop.name],
-                                                    kernel.step_property_names.index(prop.name))
-        elif prop.name in found:
-            result.violations[prop.name] = trace_from_fingerprints(model, prop.name, paths[prop.name], key)
-        elif prop.name in broken_steps:
-            result.violations[prop.name] = trace_ending_with_step(model, prop, paths[prop.name], key)
-    last_level.unpersist()
-    result.seconds = elapsed()
-    return result
+    def _absorb(self, reports) -> None:
+        """Add one level's task reports to the search's figures."""
+        result = self.result
+        generated = sum(r.generated for r in reports)
+        result.generated_states += generated
+        self.fired += np.sum([r.fired for r in reports], axis=0, dtype=np.int64)
+        for prop in self.properties:
+            hits = [r.broken[prop.name] for r in reports if prop.name in r.broken]
+            if hits and prop.name not in self.broken:
+                self.broken[prop.name] = (min(hits), self.depth)
+        new = sum(r.new for r in reports)
+        if new == 0:
+            self.exhausted = True
+            return
+        self.depth += 1
+        self.parts.append(len(reports))
+        self.frontier = new
+        self.distinct = sum(r.visited for r in reports)
+        self.new_by_kind += np.sum([r.new_by_kind for r in reports], axis=0, dtype=np.int64)
+        for prop in self.properties:
+            hits = [r.violations[prop.name] for r in reports if prop.name in r.violations]
+            if hits and prop.name not in self.found:
+                self.found[prop.name] = (min(hits), self.depth)
+        result.levels.append(LevelStats(self.depth, new, generated, self.distinct, self.elapsed(),
+                                        max(r.seconds for r in reports),
+                                        **found_so_far({*self.found, *self.broken}, result.witnesses)))
+
+    def _finished(self, stopped: str, coordinator: Coordinator) -> CheckResult:
+        """The result: counts, verdicts, and the shortest trace of each violation and reached
+        witness, from routes asked of the tasks that own them."""
+        result, model = self.result, self.model
+        result.stopped, result.distinct_states, result.depth = stopped, self.distinct, self.depth
+        result.actions = {name: ActionCount(int(self.fired[i]), int(self.new_by_kind[i]))
+                          for i, name in sorted(enumerate(self.kinds), key=lambda e: e[1]) if self.fired[i]}
+        targets = {**{n: (fp, depth) for n, (fp, depth) in self.found.items()},
+                   **{n: (step[0], depth) for n, (step, depth) in self.broken.items()}}
+        paths = _paths(coordinator, targets, result.engine_options["partitions"], result.engine_options["tasks"])
+        kernel = getattr(model, "kernel", None)
+        if kernel is not None:
+            from .kernel.symmetry import permutations
+            from .kernel.traces import Reducer, trace_to
+
+            reducer = Reducer(kernel, permutations(kernel.replicas, self.symmetry))
+        representative = representative_of(model, self.symmetry) if kernel is None else None
+        key = (lambda state: fingerprint(representative(state))) if representative else fingerprint
+        for prop in self.properties:
+            if prop.name not in paths:
+                continue
+            path, breaking = paths[prop.name], prop.name in self.broken and prop.name not in self.found
+            if kernel is not None:
+                bit = kernel.step_property_names.index(prop.name) if breaking else None
+                result.violations[prop.name] = trace_to(model, reducer, prop.name, path, bit)
+            elif breaking:
+                result.violations[prop.name] = trace_ending_with_step(model, prop, path, key)
+            else:
+                result.violations[prop.name] = trace_from_fingerprints(model, prop.name, path, key)
+        result.seconds = self.elapsed()
+        return result
 
 
-def _paths_to(sc, level, targets: dict[str, int], partitions: int) -> dict[str, list[int]]:
-    """For each named target fingerprint, the fingerprints from an initial state to it. Walks
-    back all paths together, one small job per step that asks only the partitions owning the
-    current states for their parents."""
-    from .spark_tasks import owner, parents_of
-
-    paths = {name: [fp] for name, fp in targets.items()}
-    while True:
-        open_ends = {path[-1] for path in paths.values() if len(path) == 1 or path[-1] != path[-2]}
-        if not open_ends:
-            return {name: path[:-1][::-1] for name, path in paths.items()}
-        owners = sorted({owner(fp, partitions) for fp in open_ends})
-        found = dict(sc.runJob(level, partial(parents_of, fps=open_ends), owners))
-        for path in paths.values():
-            if len(path) == 1 or path[-1] != path[-2]:
-                path.append(found[path[-1]])
+def _paths(coordinator: Coordinator, targets: dict[str, tuple[int, int]], partitions: int,
+           tasks: int) -> dict[str, list[int]]:
+    """For each named (fingerprint, depth), the fingerprints from an initial state to it: the
+    routes are walked back one level at a time, asking only the tasks that own the states."""
+    paths = {name: [fp] for name, (fp, _) in targets.items()}
+    depth = {name: d for name, (_, d) in targets.items()}
+    for d in range(max(depth.values(), default=0), 0, -1):
+        here = [name for name in paths if depth[name] == d]
+        if not here:
+            continue
+        wanted: dict[int, set[int]] = defaultdict(set)
+        for name in here:
+            wanted[int(owner(paths[name][-1], partitions, tasks))].add(paths[name][-1])
+        routes = {}
+        for answer in coordinator.ask_each({t: ("routes", d, sorted(fps)) for t, fps in wanted.items()}):
+            routes.update(answer)
+        for name in here:
+            paths[name].append(routes[paths[name][-1]][0])
+            depth[name] = d - 1
+    return {name: path[::-1] for name, path in paths.items()}

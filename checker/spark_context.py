@@ -62,20 +62,18 @@ def _conf(master: str, partitions: int, scratch: Path, log_dir: Path):
 
 
 @contextmanager
-def spark_context(master: str = "local[*]", partitions: int | None = None, checkpoint_dir: str | None = None):
+def spark_context(master: str = "local[*]", partitions: int | None = None):
     """A SparkContext on `master` for the duration of the block; afterwards Spark is stopped
     and its JVM ended (also on Ctrl-C), so no stray JVM is left. `partitions` defaults to the
-    number of cores here. With `checkpoint_dir` (any path Spark's filesystems reach: local,
-    HDFS, S3) lineage is truncated by reliable checkpoints there. Raises EngineUnavailable with
-    a one-line reason, naming the log file that holds the cause, when Spark cannot start."""
+    number of cores here. Raises EngineUnavailable with a one-line reason, naming the log file
+    that holds the cause, when Spark cannot start."""
     if importlib.util.find_spec("pyspark") is None:
         raise EngineUnavailable("PySpark is not installed: pip install pyspark, or use --engine local")
     java_home = find_java_home()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_dir = Path(tempfile.mkdtemp(prefix="replcheck-spark-"))
     try:
-        with _started(master, partitions or os.cpu_count() or 2, checkpoint_dir,
-                      spark_java_home(java_home, log_dir / "java"), log_dir) as sc:
+        with _started(master, partitions or os.cpu_count() or 2, spark_java_home(java_home, log_dir / "java"), log_dir) as sc:
             yield sc
     except KeyboardInterrupt:
         shutil.rmtree(log_dir, ignore_errors=True)
@@ -85,7 +83,7 @@ def spark_context(master: str = "local[*]", partitions: int | None = None, check
 
 
 @contextmanager
-def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home: Path, log_dir: Path):
+def _started(master: str, partitions: int, java_home: Path, log_dir: Path):
     """The body of `spark_context`, logging to `log_dir` and starting the JVM of `java_home`."""
     from py4j.protocol import Py4JError
     from pyspark import SparkContext
@@ -101,8 +99,6 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             with _java_home(java_home), interruptions_deferred() if _main_thread() else nullcontext():
                 gateway = launch_gateway(conf, popen_kwargs={"stdout": jvm_log, "stderr": jvm_log})
             sc = SparkContext(conf=conf, gateway=gateway)
-            if checkpoint_dir:
-                sc.setCheckpointDir(str(checkpoint_dir))
         except KeyboardInterrupt:  # SparkContext stops itself when its start is interrupted
             _end_jvm(gateway)
             _forget_context()
@@ -132,33 +128,17 @@ def _started(master: str, partitions: int, checkpoint_dir: str | None, java_home
             # JVM is ended whatever happened.
             try:
                 sc.cancelAllJobs()
-                remove_checkpoints = _lineage_checkpoints(sc)
                 sc.stop()  # waits for the cancelled tasks: one may still be writing a checkpoint part
-                remove_checkpoints()
             except Exception:  # the JVM may already be unreachable; it is ended below
                 pass
             _end_jvm(gateway)
             raise
         else:
-            _lineage_checkpoints(sc)()
             _shutdown(sc, gateway)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
             _forget_context()
-
-
-def _lineage_checkpoints(sc):
-    """A function deleting the directory Spark made under the checkpoint directory (`--work-dir`)
-    for this context's level checkpoints: they cut each level's lineage while the run lasts, and
-    nothing reads them after it. Through Hadoop's file system API, so hdfs:// and s3a:// work too.
-    Found while the context runs, so that it can be called after the context has stopped."""
-    directory = sc._jsc.sc().getCheckpointDir()
-    if not directory.isDefined():
-        return lambda: None
-    path = sc._jvm.org.apache.hadoop.fs.Path(directory.get())
-    filesystem = path.getFileSystem(sc._jsc.hadoopConfiguration())
-    return lambda: filesystem.delete(path, True)
 
 
 def _forget_context() -> None:

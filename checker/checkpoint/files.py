@@ -96,6 +96,18 @@ def read_level(directory, depth: int, parts: int) -> LevelStates:
                          for name, kind in (("fps", np.int64), ("parents", np.int64), ("codes", np.uint16))))
 
 
+def find_routes(directory, depth: int, fps) -> dict[int, tuple[int, int]]:
+    """{fingerprint: (parent fingerprint, action code)} for those of `fps` found among the
+    states journalled at `depth` in `directory` (whatever part files it holds)."""
+    wanted = np.asarray(sorted(fps), np.int64)
+    routes = {}
+    for path in _parts(directory, "levels", depth):
+        part = _load(path, {"fps": "i", "parents": "i", "codes": "u"})
+        hit = np.isin(part["fps"], wanted)
+        routes.update(zip(part["fps"][hit].tolist(), zip(part["parents"][hit].tolist(), part["codes"][hit].tolist())))
+    return routes
+
+
 def read_frontier(directory, depth: int, width: int | None) -> tuple[np.ndarray, np.ndarray | list[bytes]]:
     """(fingerprints, states) of the frontier saved at `depth`: packed rows of `width` columns
     for a model with a kernel, else a list of encoded states."""

@@ -37,12 +37,18 @@ class Saver:
             raise CheckpointError(f"cannot create it: {exc.strerror}") from None
         if not os.access(self.path, os.W_OK | os.X_OK):
             raise CheckpointError("it is not writable")
+        resumed = read_snapshot(self.path)
+        if resumed is not None and (other := difference(resumed.identity, identity)):
+            raise CheckpointError(f"it holds a checkpoint of another run ({other}): continue that one with "
+                                  f"`replcheck resume {self.path}`, or choose another directory")
+        self.rewind()
+
+    def rewind(self) -> None:
+        """Make the directory's checkpoint (if any) the one to continue from, `resumed`, and
+        remove the files written after it (by a run that was killed, or an attempt that
+        failed)."""
         self.resumed = read_snapshot(self.path)
         if self.resumed is not None:
-            other = difference(self.resumed.identity, identity)
-            if other:
-                raise CheckpointError(f"it holds a checkpoint of another run ({other}): continue that one with "
-                                      f"`replcheck resume {self.path}`, or choose another directory")
             files.remove_levels_after(self.path, self.resumed.depth)
             files.remove_frontiers_except(self.path, self.resumed.depth if self.resumed.frontier else None)
         else:

@@ -83,12 +83,26 @@ def any_full(shards):
 
 
 @kernel
-def _add_until_full(shards, fps, start):
-    """Insert fps[start:] until a table reaches its load limit; the position reached."""
+def contains(shards, fp):
+    """Whether `fp` is in the set."""
+    table = table_of(shards, fp)
+    return table[_slot(table, fp)] == fp
+
+
+@kernel
+def _contains_all(shards, fps, out):
+    for k in range(fps.shape[0]):
+        out[k] = contains(shards, fps[k])
+
+
+@kernel
+def _admit_until_full(shards, fps, start, new):
+    """Insert fps[start:] in order until a table reaches its load limit, marking in `new` the
+    ones that were not there before; the position reached."""
     for k in range(start, fps.shape[0]):
         if any_full(shards):
             return k
-        add(shards, fps[k])
+        new[k] = add(shards, fps[k])
     return fps.shape[0]
 
 
@@ -130,11 +144,24 @@ class VisitedSet:
 
     def add_all(self, fps: np.ndarray) -> None:
         """Insert many fingerprints (a resumed search's visited states), growing tables as needed."""
+        self.admit(fps)
+
+    def contains_all(self, fps: np.ndarray) -> np.ndarray:
+        """Which of `fps` are in the set (a boolean mask); the set is unchanged."""
+        out = np.zeros(len(fps), np.bool_)
+        _contains_all(self.shards, np.require(fps, np.int64, ["C"]), out)
+        return out
+
+    def admit(self, fps: np.ndarray) -> np.ndarray:
+        """Insert `fps` in their order, growing tables as needed; a boolean mask of those that
+        were new (of a fingerprint given twice, the first)."""
         fps = np.require(fps, np.int64, ["C"])
+        new = np.zeros(len(fps), np.bool_)
         position = 0
         while position < len(fps):
             self.grow_full()
-            position = _add_until_full(self.shards, fps, position)
+            position = _admit_until_full(self.shards, fps, position, new)
+        return new
 
     def add(self, fp: int) -> bool:
         """Insert one fingerprint from Python (initial states); True when it is new."""

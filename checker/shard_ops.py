@@ -1,0 +1,237 @@
+"""One shard's share of a breadth-first search: its visited set, and how it expands a frontier.
+
+The Spark engine's tasks (`checker.spark_shard`) each own the states whose fingerprint maps to
+them. A task expands its own frontier into successors, keeps those it owns and sends the rest
+to their owners, then admits what it owns into its visited set. This module holds what differs
+between a model with a compiled kernel (packed rows, the compiled expansion loop, a compiled
+visited set) and one without (readable states, `model.successors`, a Python set); the loop
+around it is the same for both.
+
+Either way `expand` emits each distinct successor once, with its smallest (parent fingerprint,
+action) among this shard's frontier, in ascending parent-fingerprint order. A task's frontier
+holds only states it owns, so parents from different tasks never coincide, and admitting the
+gathered candidates in ascending parent order gives every new state its smallest (parent,
+action) over the whole level: the local engine's tie rule, hence the same traces.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+import numpy as np
+
+from .fingerprint import fingerprint
+from .invariant import StepProperty, record_broken_steps
+
+
+class Candidates(NamedTuple):
+    """Successors found by one shard for one owner: fingerprints, their chosen parents'
+    fingerprints, the action codes that reached them, their violated-invariant bits, and the
+    states (packed rows for a kernel model, encoded bytes otherwise). In ascending parent
+    order."""
+
+    fps: np.ndarray
+    parents: np.ndarray
+    codes: np.ndarray
+    viol: np.ndarray
+    states: np.ndarray | list
+
+    def take(self, at: np.ndarray) -> "Candidates":
+        """The candidates at positions `at`, in that order."""
+        return Candidates(self.fps[at], self.parents[at], self.codes[at], self.viol[at], take_states(self.states, at))
+
+    @staticmethod
+    def joined(blocks: list["Candidates"]) -> "Candidates":
+        """The blocks one after the other."""
+        states = (np.concatenate([b.states for b in blocks]) if isinstance(blocks[0].states, np.ndarray)
+                  else [s for b in blocks for s in b.states])
+        return Candidates(*(np.concatenate([getattr(b, name) for b in blocks])
+                            for name in ("fps", "parents", "codes", "viol")), states)
+
+
+def take_states(states, at: np.ndarray):
+    """The states at positions `at` of `states` (packed rows, or a list of encoded states)."""
+    return states[at] if isinstance(states, np.ndarray) else [states[i] for i in at.tolist()]
+
+
+class Expanded(NamedTuple):
+    """A frontier's expansion: its distinct successors (`Candidates`), the successors generated,
+    the steps fired per action kind, and per broken step property the smallest (parent
+    fingerprint, action) of a step that breaks it."""
+
+    candidates: Candidates
+    generated: int
+    fired: np.ndarray
+    broken: dict
+
+
+def shard_ops(model, properties, symmetry: bool):
+    """The shard operations for `model`: compiled when it has a kernel."""
+    if getattr(model, "kernel", None) is not None:
+        return KernelShard(model, properties, symmetry)
+    return PlainShard(model, properties, symmetry)
+
+
+class KernelShard:
+    """A shard of a model with a compiled kernel: packed rows, a compiled visited set (one
+    fingerprint per orbit under replica renaming with `symmetry`)."""
+
+    def __init__(self, model, properties, symmetry: bool):
+        from .kernel.symmetry import permutations
+        from .kernel.traces import Reducer
+        from .kernel.visited_set import VisitedSet
+
+        self.model, self.kernel = model, model.kernel
+        kernel = self.kernel
+        self.invariant_names = [p.name for p in properties if not isinstance(p, StepProperty)]
+        self.inv_mask = sum(1 << kernel.invariant_names.index(n) for n in self.invariant_names)
+        self.step_mask = sum(1 << kernel.step_property_names.index(p.name)
+                             for p in properties if isinstance(p, StepProperty))
+        self.perms = permutations(kernel.replicas, symmetry)
+        self.reducer = Reducer(kernel, self.perms)
+        self.visited = VisitedSet(1 << 16, kernel.max_successors * kernel.search.BATCH)
+        self.kinds = len(kernel.action_kinds)
+        self.width = kernel.width
+
+    def __len__(self) -> int:
+        return len(self.visited)
+
+    def initial(self) -> tuple[np.ndarray, np.ndarray]:
+        """(fingerprints, rows) of the initial states' representatives, each once."""
+        rows = {}
+        for state in self.model.initial_states():
+            row = self.reducer.representative(self.kernel.encode(state))
+            rows.setdefault(self.reducer.fingerprint(row), row)
+        fps = np.array(sorted(rows), np.int64)
+        return fps, np.array([rows[fp] for fp in fps.tolist()], np.int8).reshape(len(fps), self.kernel.width)
+
+    def violated(self, states: np.ndarray) -> dict[str, np.ndarray]:
+        """Per checked invariant, a mask of the `states` that violate it."""
+        search, lay = self.kernel.search, self.kernel.layout
+        masks = np.array([search.violations(row, lay, self.inv_mask) for row in states], np.int64)
+        return self.named_bits(masks)
+
+    def named_bits(self, viol: np.ndarray) -> dict[str, np.ndarray]:
+        """Per checked invariant, which entries of the violated-invariant bits `viol` have it."""
+        names = self.kernel.invariant_names
+        return {name: (viol >> names.index(name)) & 1 == 1 for name in self.invariant_names}
+
+    def expand(self, fps: np.ndarray, states: np.ndarray) -> Expanded:
+        """Every distinct successor of the frontier (`fps`, packed rows `states`)."""
+        from .kernel.expansion import expand_all
+
+        out = expand_all(self.kernel, states, fps, self.inv_mask, self.step_mask, self.perms)
+        broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
+                  for bit, name in enumerate(self.kernel.step_property_names) if out.step_parent[bit] >= 0}
+        return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.viol.astype(np.int64), out.rows),
+                        out.generated, out.fired, broken)
+
+    def known(self, fps: np.ndarray) -> np.ndarray:
+        """Which of `fps` this shard has visited."""
+        return self.visited.contains_all(fps)
+
+    def admit(self, fps: np.ndarray) -> np.ndarray:
+        """Visit `fps` in order; a mask of those that were new."""
+        return self.visited.admit(fps)
+
+    def kind_of(self, codes: np.ndarray) -> np.ndarray:
+        """The action kind index of each action code."""
+        from .kernel.steps import kind_of
+
+        return kind_of(codes)
+
+    def empty(self) -> np.ndarray:
+        """A frontier with no states."""
+        return np.zeros((0, self.kernel.width), np.int8)
+
+
+class PlainShard:
+    """A shard of a model without a kernel: readable states, encoded with `model.encode`,
+    fingerprinted with `hash`; action codes are action kind indices."""
+
+    def __init__(self, model, properties, symmetry: bool):
+        from .local import representative_of
+
+        self.model = model
+        self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
+        self.invariant_names = [p.name for p in self.invariants]
+        self.step_properties = [p for p in properties if isinstance(p, StepProperty)]
+        self.reduce = representative_of(model, symmetry) or (lambda state: state)
+        self.kind_names = model.action_kinds()
+        self.kinds = len(self.kind_names)
+        self.width = None
+        self.visited: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.visited)
+
+    def initial(self) -> tuple[np.ndarray, list]:
+        """(fingerprints, encoded states) of the initial states' representatives, each once."""
+        states = {}
+        for state in self.model.initial_states():
+            state = self.reduce(state)
+            states.setdefault(fingerprint(state), state)
+        fps = sorted(states)
+        return np.array(fps, np.int64), [self.model.encode(states[fp]) for fp in fps]
+
+    def violated(self, states: list) -> dict[str, np.ndarray]:
+        """Per checked invariant, a mask of the (encoded) `states` that violate it."""
+        decoded = [self.model.decode(s) for s in states]
+        return {inv.name: np.array([not inv.holds(s) for s in decoded], bool) for inv in self.invariants}
+
+    def named_bits(self, viol: np.ndarray) -> dict[str, np.ndarray]:
+        """Per checked invariant, which entries of the violated-invariant bits `viol` have it."""
+        return {inv.name: (viol >> bit) & 1 == 1 for bit, inv in enumerate(self.invariants)}
+
+    def expand(self, fps: np.ndarray, states: list) -> Expanded:
+        """Every distinct successor of the frontier (`fps`, encoded `states`), in ascending
+        parent order; each parent's actions in ascending order, so a successor's first route is
+        its smallest (parent fingerprint, action)."""
+        model, reduce, kinds = self.model, self.reduce, {name: i for i, name in enumerate(self.kind_names)}
+        seen: set[int] = set()
+        out_fps, parents, codes, viol, out_states = [], [], [], [], []
+        fired: Counter = Counter()
+        broken: dict = {}
+        generated = 0
+        for i in np.argsort(fps, kind="stable").tolist():
+            fp, state = int(fps[i]), model.decode(states[i])
+            for action, succ in sorted(model.successors(state), key=lambda step: step[0]):
+                generated += 1
+                fired[action[0]] += 1
+                if self.step_properties:
+                    record_broken_steps(self.step_properties, fp, state, action, succ, broken)
+                succ = reduce(succ)
+                succ_fp = fingerprint(succ)
+                if succ_fp in seen:
+                    continue
+                seen.add(succ_fp)
+                out_fps.append(succ_fp)
+                parents.append(fp)
+                codes.append(kinds[action[0]])
+                viol.append(sum(1 << bit for bit, inv in enumerate(self.invariants) if not inv.holds(succ)))
+                out_states.append(model.encode(succ))
+        candidates = Candidates(np.array(out_fps, np.int64), np.array(parents, np.int64), np.array(codes, np.uint16),
+                                np.array(viol, np.int64), out_states)
+        return Expanded(candidates, generated, np.array([fired[k] for k in self.kind_names], np.int64), broken)
+
+    def known(self, fps: np.ndarray) -> np.ndarray:
+        """Which of `fps` this shard has visited."""
+        return np.array([fp in self.visited for fp in fps.tolist()], bool)
+
+    def admit(self, fps: np.ndarray) -> np.ndarray:
+        """Visit `fps` in order; a mask of those that were new."""
+        new = np.zeros(len(fps), bool)
+        for k, fp in enumerate(fps.tolist()):
+            if fp not in self.visited:
+                self.visited.add(fp)
+                new[k] = True
+        return new
+
+    def kind_of(self, codes: np.ndarray) -> np.ndarray:
+        """The action kind index of each action code (they are the same here)."""
+        return codes
+
+    def empty(self) -> list:
+        """A frontier with no states."""
+        return []

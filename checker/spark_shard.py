@@ -1,0 +1,179 @@
+"""What one task of the Spark engine runs: a shard of the breadth-first search that lives as
+long as the search.
+
+The search is one barrier stage of T tasks. Task t owns the states whose fingerprint fp has
+`owner(fp) == t`: it keeps their fingerprints in its visited set, the states of the current
+level in its frontier, and each level's route (parent fingerprint and action code per state) in
+a file of its own, for the traces. The driver (`checker.spark_coordinator`) never sees a state
+set; per level it sends an order and receives one report from each task.
+
+Messages, task to driver then driver to task, each a tuple whose first item names it:
+
+    ("hello", task, pid, (host, port))          once: who it is, where its peers reach it
+    (addresses, start)                          once: every task's address; "fresh" or a checkpoint to resume
+    ("level", depth, save_frontier)             expand the frontier into level `depth`
+      -> LevelReport
+    ("save-frontier", depth)                    save the frontier (of level `depth`) in the checkpoint
+      -> "saved"
+    ("routes", depth, fps)                      the parent and action code of these states of level `depth`
+      -> {fp: (parent fp, code)}
+    ("finish",)                                 the search is over: clean up and end
+
+A level: expand the frontier, keep the successors this task owns and has not visited, send the
+others to their owners, receive theirs, and admit everything in ascending parent order
+(`checker.shard_ops` says why that is the engines' tie rule).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import tempfile
+import time
+from multiprocessing.connection import Client
+from typing import NamedTuple
+
+import numpy as np
+
+from .checkpoint import files
+from .peer_exchange import Mesh, listener, local_address
+from .shard_ops import Candidates, shard_ops, take_states
+
+
+class LevelReport(NamedTuple):
+    """One task's share of a level: new states, successors generated, steps fired per action
+    kind, new states per action kind, per invariant the smallest new violating fingerprint, per
+    step property the smallest breaking (parent fingerprint, action), its visited-set size, and
+    seconds of its own work (waiting for peers left out)."""
+
+    new: int
+    generated: int
+    fired: tuple
+    new_by_kind: tuple
+    violations: dict
+    broken: dict
+    visited: int
+    seconds: float
+
+
+def owner(fps, partitions: int, tasks: int):
+    """The task that owns fingerprint(s) `fps`: the fingerprint's shard (fp mod `partitions`),
+    spread over the tasks."""
+    return (fps % partitions) % tasks
+
+
+def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions: int, model, properties,
+                symmetry: bool, journal: str | None, work_dir: str | None):
+    """The body of one barrier task (its one record is its task number): connect to the driver
+    at `coordinator` and to the other tasks, then serve the driver's orders until it says the
+    search is over. With `journal` (a checkpoint directory every task reaches) each level's
+    routes are written there, and frontiers when asked; otherwise routes go to a scratch
+    directory under `work_dir` (or Spark's local directory), removed when the task ends."""
+    (index,) = list(records)  # read to the end, or Spark will not reuse this Python worker
+    gc.disable()  # states and arrays are acyclic: a collection would only cost time
+    gc.freeze()
+    scratch = None if journal is not None else tempfile.mkdtemp(prefix="replcheck-routes-", dir=_local_dir(work_dir))
+    conn = Client(tuple(coordinator), authkey=authkey)
+    own = listener(local_address(tuple(coordinator)), tasks, authkey)
+    mesh = None
+    try:
+        conn.send(("hello", index, os.getpid(), own.address))
+        addresses, start = conn.recv()
+        mesh = Mesh(index, own, addresses, authkey)
+        own.close()
+        shard = Shard(index, tasks, partitions, shard_ops(model, properties, symmetry), mesh,
+                      journal if journal is not None else scratch, journal)
+        shard.start(start)
+        while (order := conn.recv())[0] != "finish":
+            if order[0] == "level":
+                conn.send(shard.level(order[1], order[2]))
+            elif order[0] == "save-frontier":
+                shard.save_frontier(order[1])
+                conn.send("saved")
+            elif order[0] == "routes":
+                conn.send(files.find_routes(shard.routes, order[1], order[2]))
+    finally:
+        if mesh is not None:
+            mesh.close()
+        own.close()
+        conn.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    yield index
+
+
+def _local_dir(work_dir: str | None) -> str | None:
+    """Where a task keeps its scratch files: `work_dir`, else the first of Spark's local
+    directories for this executor (Spark removes them with the executor)."""
+    if work_dir is not None:
+        os.makedirs(work_dir, exist_ok=True)
+        return work_dir
+    local = os.environ.get("SPARK_LOCAL_DIRS")
+    return local.split(",")[0] if local else None
+
+
+class Shard:
+    """Task `index`'s part of the search: its visited set and frontier (`ops`), its connections
+    to the other tasks (`mesh`), and the directory its routes go to (`routes`)."""
+
+    def __init__(self, index: int, tasks: int, partitions: int, ops, mesh: Mesh, routes: str, journal: str | None):
+        self.index, self.tasks, self.partitions = index, tasks, partitions
+        self.ops, self.mesh, self.routes, self.journal = ops, mesh, routes, journal
+        self.fps = np.empty(0, np.int64)
+        self.states = ops.empty()
+
+    def mine(self, fps: np.ndarray) -> np.ndarray:
+        """Which of `fps` this task owns."""
+        return owner(fps, self.partitions, self.tasks) == self.index
+
+    def start(self, start) -> None:
+        """Take this task's initial states (`start` is "fresh"), or its share of a checkpoint's
+        visited states and frontier (`start` is ("resume", directory, depth, has frontier, parts
+        per level))."""
+        if start == "fresh":
+            fps, states = self.ops.initial()
+            at = np.flatnonzero(self.mine(fps))
+            self.ops.admit(fps[at])
+            self.fps, self.states = fps[at], take_states(states, at)
+            return
+        _, directory, depth, has_frontier, parts = start
+        for d, count in enumerate(parts):
+            fps = files.read_level(directory, d, count).fps
+            self.ops.admit(fps[self.mine(fps)])
+        if has_frontier:
+            fps, states = files.read_frontier(directory, depth, self.ops.width)
+            at = np.flatnonzero(self.mine(fps))
+            self.fps, self.states = fps[at], take_states(states, at)
+
+    def level(self, depth: int, save_frontier: bool) -> LevelReport:
+        """Expand the frontier into level `depth` together with the other tasks; this task's
+        new states become its frontier."""
+        started = time.perf_counter()
+        ops = self.ops
+        expanded = ops.expand(self.fps, self.states)
+        found = expanded.candidates
+        owners = owner(found.fps, self.partitions, self.tasks)
+        own = np.flatnonzero(owners == self.index)
+        own = own[~ops.known(found.fps[own])]  # already visited here: nothing to decide
+        outgoing = {peer: found.take(np.flatnonzero(owners == peer)) for peer in self.mesh.peers}
+        waited = time.perf_counter()
+        received = self.mesh.exchange(outgoing)
+        resumed = time.perf_counter()
+        gathered = Candidates.joined([found.take(own), *received])
+        order = np.argsort(gathered.parents, kind="stable")
+        new = gathered.take(order[ops.admit(gathered.fps[order])])
+        files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
+        if save_frontier:
+            files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
+        self.fps, self.states = new.fps, new.states
+        violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
+        by_kind = np.bincount(ops.kind_of(new.codes), minlength=ops.kinds) if len(new.fps) else np.zeros(ops.kinds)
+        seconds = (waited - started) + (time.perf_counter() - resumed)
+        return LevelReport(len(new.fps), expanded.generated, tuple(expanded.fired.tolist()),
+                           tuple(int(n) for n in by_kind), violations, expanded.broken, len(ops), seconds)
+
+    def save_frontier(self, depth: int) -> None:
+        """Save this task's frontier as its part of the checkpoint's frontier at `depth`."""
+        files.write_frontier_part(self.journal, depth, self.index, self.fps, self.states)
+
