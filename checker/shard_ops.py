@@ -41,6 +41,11 @@ class Candidates(NamedTuple):
         """The candidates at positions `at`, in that order."""
         return Candidates(self.fps[at], self.parents[at], self.codes[at], self.viol[at], take_states(self.states, at))
 
+    def part(self, lo: int, hi: int) -> "Candidates":
+        """The candidates from position `lo` to `hi` (views, not copies)."""
+        return Candidates(self.fps[lo:hi], self.parents[lo:hi], self.codes[lo:hi], self.viol[lo:hi],
+                          self.states[lo:hi])
+
     @staticmethod
     def joined(blocks: list["Candidates"]) -> "Candidates":
         """The blocks one after the other."""

@@ -71,13 +71,14 @@ def explore_spark(
     coordinator = Coordinator(driver_host(sc))
     try:
         for attempt in range(1, ATTEMPTS + 1):
-            search = SparkSearch(model, list(invariants), symmetry, saver, started,
-                                 {"master": sc.master, "partitions": shards, "tasks": tasks})
-            body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=search.properties,
+            body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=list(invariants),
                            symmetry=symmetry, journal=saver.directory if saver is not None else None,
                            work_dir=work_dir)
             try:
-                coordinator.start(sc, tasks, body, search.start)
+                coordinator.start(sc, tasks, body)  # the tasks start while the driver takes level 0
+                search = SparkSearch(model, list(invariants), symmetry, saver, started,
+                                     {"master": sc.master, "partitions": shards, "tasks": tasks})
+                coordinator.welcome(search.start)
                 if on_start:
                     on_start(list(coordinator.pids))
                 return search.run(coordinator, stop_at_first, max_depth, on_level)

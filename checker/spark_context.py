@@ -27,6 +27,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from .interrupts import interruptions_deferred
+from .jvm_archive import ClassArchive
 from .java import EngineUnavailable, find_java_home, spark_java_home
 
 LOG4J2 = """\
@@ -40,12 +41,12 @@ appender.file.layout.pattern = %d{{HH:mm:ss.SSS}} %p %c{{1}}: %m%n
 """
 
 
-def _conf(master: str, partitions: int, scratch: Path, log_dir: Path):
+def _conf(master: str, partitions: int, scratch: Path, log_dir: Path, archive: str):
     from pyspark import SparkConf
 
     log4j = log_dir / "log4j2.properties"
     log4j.write_text(LOG4J2.format(log=log_dir / "spark.log"))
-    java_options = f"-XX:TieredStopAtLevel=1 -Dlog4j.configurationFile={log4j.as_uri()}"
+    java_options = f"-XX:TieredStopAtLevel=1 {archive} -Dlog4j.configurationFile={log4j.as_uri()}"
     return (SparkConf().setMaster(master).setAppName("replcheck")
             .set("spark.ui.enabled", "false")
             .set("spark.ui.showConsoleProgress", "false")
@@ -73,7 +74,8 @@ def spark_context(master: str = "local[*]", partitions: int | None = None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_dir = Path(tempfile.mkdtemp(prefix="replcheck-spark-"))
     try:
-        with _started(master, partitions or os.cpu_count() or 2, spark_java_home(java_home, log_dir / "java"), log_dir) as sc:
+        with _started(master, partitions or os.cpu_count() or 2, spark_java_home(java_home, log_dir / "java"), log_dir,
+                      ClassArchive(java_home)) as sc:
             yield sc
     except KeyboardInterrupt:
         shutil.rmtree(log_dir, ignore_errors=True)
@@ -83,15 +85,16 @@ def spark_context(master: str = "local[*]", partitions: int | None = None):
 
 
 @contextmanager
-def _started(master: str, partitions: int, java_home: Path, log_dir: Path):
-    """The body of `spark_context`, logging to `log_dir` and starting the JVM of `java_home`."""
+def _started(master: str, partitions: int, java_home: Path, log_dir: Path, archive: ClassArchive):
+    """The body of `spark_context`, logging to `log_dir` and starting the JVM of `java_home`
+    with the class-data sharing `archive`."""
     from py4j.protocol import Py4JError
     from pyspark import SparkContext
     from pyspark.java_gateway import launch_gateway
 
     with tempfile.TemporaryDirectory(prefix="replcheck-scratch-") as scratch, \
             open(log_dir / "jvm.log", "w") as jvm_log, _py4j_logged_to(log_dir / "python.log"):
-        conf = _conf(master, partitions, Path(scratch), log_dir)
+        conf = _conf(master, partitions, Path(scratch), log_dir, archive.option)
         gateway = sc = None
         try:
             # A Ctrl-C inside launch_gateway would lose the only handle on the JVM it started
@@ -114,6 +117,7 @@ def _started(master: str, partitions: int, java_home: Path, log_dir: Path):
         previous = signal.signal(signal.SIGINT, signal.default_int_handler) if _main_thread() else None
         _quiet_accumulator_server(sc)
         try:
+            _warm_workers(sc)
             yield sc
         except Py4JError as exc:  # the context stopped under the search (a master that went away, a failed job)
             reason = _reason(exc)
@@ -135,10 +139,23 @@ def _started(master: str, partitions: int, java_home: Path, log_dir: Path):
             raise
         else:
             _shutdown(sc, gateway)
+            archive.finish(exited_cleanly=True)
         finally:
+            archive.finish(exited_cleanly=False)
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
             _forget_context()
+
+
+def _warm_workers(sc) -> None:
+    """Run one small job on every task slot, so that Spark's first-job set-up and the Python
+    workers' start (the daemon, numpy, numba, replcheck's modules) are done with the context's
+    start rather than in a search's first level; the workers are reused afterwards."""
+    from .spark_coordinator import task_slots
+    from .spark_shard import warm_up
+
+    slots = task_slots(sc)
+    sc.parallelize(range(slots), slots).mapPartitions(warm_up).collect()
 
 
 def _forget_context() -> None:

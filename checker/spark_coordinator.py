@@ -19,6 +19,8 @@ import time
 from functools import partial
 from multiprocessing.connection import AuthenticationError, Connection, Listener, wait
 
+from .peer_exchange import no_delay
+
 POLL = 0.2
 """Seconds between looks at whether the job is still running, while waiting on tasks."""
 SLOTS_WAIT = 60.0
@@ -95,20 +97,24 @@ class Coordinator:
     def _accept(self) -> None:
         while not self.closed:
             try:
-                self.incoming.put(self.listener.accept())
+                self.incoming.put(no_delay(self.listener.accept()))
             except (AuthenticationError, EOFError, ConnectionError):
                 continue  # a stranger, or a task that died while connecting
             except OSError:
                 return  # the listener was closed
 
-    def start(self, sc, tasks: int, task_body, start) -> None:
-        """Run `task_body` (see `spark_shard.search_task`, less the coordinator's arguments) as
-        a barrier job of `tasks` tasks, wait until each has said hello, and tell them their
-        peers' addresses and where the search starts (`start`)."""
+    def start(self, sc, tasks: int, task_body) -> None:
+        """Submit `task_body` (see `spark_shard.search_task`, less the coordinator's arguments)
+        as a barrier job of `tasks` tasks; `welcome` then waits for them."""
         self.drop()
+        self.tasks = tasks
         self.job = Job(sc, tasks, partial(task_body, coordinator=self.address, authkey=self.authkey))
+
+    def welcome(self, start) -> None:
+        """Wait until every task has said hello, then tell each its peers' addresses and where
+        the search starts (`start`)."""
         hellos: dict[int, tuple] = {}
-        while len(hellos) < tasks:
+        while len(hellos) < self.tasks:
             try:
                 conn = self.incoming.get(timeout=POLL)
             except queue.Empty:
@@ -119,9 +125,9 @@ class Coordinator:
             except (EOFError, OSError):
                 continue  # a task of an earlier attempt, gone
             hellos[index] = (conn, pid, address)
-        self.conns = [hellos[i][0] for i in range(tasks)]
-        self.pids = [hellos[i][1] for i in range(tasks)]
-        addresses = [hellos[i][2] for i in range(tasks)]
+        self.conns = [hellos[i][0] for i in range(self.tasks)]
+        self.pids = [hellos[i][1] for i in range(self.tasks)]
+        addresses = [hellos[i][2] for i in range(self.tasks)]
         for conn in self.conns:
             conn.send((addresses, start))
 

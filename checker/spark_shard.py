@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .checkpoint import files
-from .peer_exchange import Mesh, listener, local_address
+from .peer_exchange import Mesh, listener, local_address, no_delay
 from .shard_ops import Candidates, shard_ops, take_states
 
 
@@ -74,7 +74,7 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
     gc.disable()  # states and arrays are acyclic: a collection would only cost time
     gc.freeze()
     scratch = None if journal is not None else tempfile.mkdtemp(prefix="replcheck-routes-", dir=_local_dir(work_dir))
-    conn = Client(tuple(coordinator), authkey=authkey)
+    conn = no_delay(Client(tuple(coordinator), authkey=authkey))
     own = listener(local_address(tuple(coordinator)), tasks, authkey)
     mesh = None
     try:
@@ -101,6 +101,16 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     yield index
+
+
+def warm_up(records):
+    """A task that only imports what a search task needs (numba and the kernels' support
+    included), in a Python worker that Spark then reuses for the search."""
+    list(records)
+    from .kernel import expansion, visited_set  # noqa: F401 (imported for their start-up cost)
+    from model import registry  # noqa: F401
+
+    yield os.getpid()
 
 
 def _local_dir(work_dir: str | None) -> str | None:
@@ -152,17 +162,13 @@ class Shard:
         started = time.perf_counter()
         ops = self.ops
         expanded = ops.expand(self.fps, self.states)
-        found = expanded.candidates
-        owners = owner(found.fps, self.partitions, self.tasks)
-        own = np.flatnonzero(owners == self.index)
-        own = own[~ops.known(found.fps[own])]  # already visited here: nothing to decide
-        outgoing = {peer: found.take(np.flatnonzero(owners == peer)) for peer in self.mesh.peers}
+        blocks = self._by_owner(expanded.candidates)
+        own = blocks[self.index]
+        own = own.take(np.flatnonzero(~ops.known(own.fps)))  # already visited here: nothing to decide
         waited = time.perf_counter()
-        received = self.mesh.exchange(outgoing)
+        received = self.mesh.exchange({peer: blocks[peer] for peer in self.mesh.peers})
         resumed = time.perf_counter()
-        gathered = Candidates.joined([found.take(own), *received])
-        order = np.argsort(gathered.parents, kind="stable")
-        new = gathered.take(order[ops.admit(gathered.fps[order])])
+        new = self._admitted([own, *received])
         files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
         if save_frontier:
             files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
@@ -172,6 +178,25 @@ class Shard:
         seconds = (waited - started) + (time.perf_counter() - resumed)
         return LevelReport(len(new.fps), expanded.generated, tuple(expanded.fired.tolist()),
                            tuple(int(n) for n in by_kind), violations, expanded.broken, len(ops), seconds)
+
+    def _by_owner(self, found: Candidates) -> list[Candidates]:
+        """`found` split by owning task, each part in its original (ascending parent) order."""
+        owners = owner(found.fps, self.partitions, self.tasks).astype(np.uint16)
+        order = np.argsort(owners, kind="stable")  # a radix sort, for 16-bit keys
+        grouped = found.take(order)
+        bounds = np.searchsorted(owners[order], np.arange(self.tasks + 1)).tolist()
+        return [grouped.part(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+
+    def _admitted(self, blocks: list[Candidates]) -> Candidates:
+        """Admit the candidates of `blocks` (each in ascending parent order, parents disjoint
+        between blocks) in ascending parent order, so that each new state keeps its smallest
+        (parent, action); the new ones."""
+        fps = np.concatenate([b.fps for b in blocks])
+        order = np.argsort(np.concatenate([b.parents for b in blocks]), kind="stable")  # merges sorted runs
+        new = np.zeros(len(fps), bool)
+        new[order[self.ops.admit(fps[order])]] = True
+        bounds = np.cumsum([0, *(len(b.fps) for b in blocks)]).tolist()
+        return Candidates.joined([b.take(np.flatnonzero(new[lo:hi])) for b, lo, hi in zip(blocks, bounds, bounds[1:])])
 
     def save_frontier(self, depth: int) -> None:
         """Save this task's frontier as its part of the checkpoint's frontier at `depth`."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from .address import table_at
 from .jit import kernel
+from .prefetch import prefetch
 
 SHARD_BITS = 6
 SHARDS = 1 << SHARD_BITS
@@ -89,21 +90,43 @@ def contains(shards, fp):
     return table[_slot(table, fp)] == fp
 
 
+AHEAD = 16
+"""How far ahead of the fingerprint being looked up the bulk operations prefetch its slot, so
+that many cache misses are under way at once."""
+
+
+@kernel
+def _prefetch_home(shards, fp):
+    table = table_of(shards, fp)
+    prefetch(table, home(table, fp))
+
+
 @kernel
 def _contains_all(shards, fps, out):
-    for k in range(fps.shape[0]):
+    n = fps.shape[0]
+    for k in range(min(AHEAD, n)):
+        _prefetch_home(shards, fps[k])
+    for k in range(n):
+        if k + AHEAD < n:
+            _prefetch_home(shards, fps[k + AHEAD])
         out[k] = contains(shards, fps[k])
 
 
 @kernel
 def _admit_until_full(shards, fps, start, new):
     """Insert fps[start:] in order until a table reaches its load limit, marking in `new` the
-    ones that were not there before; the position reached."""
-    for k in range(start, fps.shape[0]):
-        if any_full(shards):
+    ones that were not there before; the position reached. The load limit is looked at once
+    every AHEAD insertions: each table has room for that many beyond it."""
+    n = fps.shape[0]
+    for k in range(start, min(start + AHEAD, n)):
+        _prefetch_home(shards, fps[k])
+    for k in range(start, n):
+        if (k - start) % AHEAD == 0 and any_full(shards):
             return k
+        if k + AHEAD < n:
+            _prefetch_home(shards, fps[k + AHEAD])
         new[k] = add(shards, fps[k])
-    return fps.shape[0]
+    return n
 
 
 @kernel
@@ -119,7 +142,7 @@ class VisitedSet:
     most fingerprints one batch of the loop can add."""
 
     def __init__(self, expected: int, room: int):
-        self.room = room
+        self.room = max(room, AHEAD)
         self.smallest = max(1024, 4 * room)
         self.shards = np.zeros((SHARDS, 4), np.int64)
         # Staggered sizes: fingerprints spread evenly, so equal tables would all grow in the same level.
