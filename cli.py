@@ -9,7 +9,9 @@ bounds, an unreadable or foreign trace file, an unwritable output path); 130 int
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 from checker.interrupts import Terminated, interruptions_deferred, sigterm_raises
 
@@ -173,6 +175,24 @@ def _valid_master(ctx, param, value: str) -> str:
     return value
 
 
+def _local_directory(ctx, param, value: str | None) -> str | None:
+    """--work-dir: a directory this machine can write (or create), not a URL."""
+    if value is None:
+        return None
+    if "://" in value:
+        raise UserError(f"--work-dir {value!r} is a URL; give a local directory (each task keeps its scratch "
+                        "files on its own machine's disk)")
+    path = Path(value).absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise UserError(f"--work-dir {value!r}: {existing} is not a directory")
+    try:  # os.access says yes to root even where nothing can be written (/proc)
+        os.rmdir(tempfile.mkdtemp(prefix=".replcheck-probe-", dir=existing))
+    except OSError as exc:
+        raise UserError(f"--work-dir {value!r}: cannot write in {existing} ({exc.strerror})") from None
+    return str(path)
+
+
 def engine_options(func):
     """--engine, --master, --partitions, --work-dir and --symmetry."""
     func = click.option("--symmetry/--no-symmetry", default=None,
@@ -187,9 +207,10 @@ def spark_options(func):
                         default=None, metavar="FILE",
                         help="append each BFS level (states, frontier, rate, memory, projected end) to FILE as one "
                              "JSON object per line, for dashboards")(func)
-    func = click.option("--work-dir", default=None, metavar="PATH",
-                        help="spark: checkpoint every level here (any path Spark reaches: local, hdfs://, s3a://); "
-                             "default: executor-local checkpoints")(func)
+    func = click.option("--work-dir", default=None, metavar="DIR", callback=_local_directory,
+                        help="spark: where each task keeps its scratch files (every level's routes, for the traces), "
+                             "a local directory on every executor's machine; removed when the run ends; default: "
+                             "Spark's local directories")(func)
     func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
                         help="spark: number of shards of the frontier and visited set (default: cores)")(func)
     func = click.option("--master", default="local[*]", show_default=True, callback=_valid_master,

@@ -33,7 +33,7 @@ from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats, found_so_far
 from .shard_ops import shard_ops
-from .spark_coordinator import Coordinator, TaskLost, driver_host, task_slots
+from .spark_coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
 from .spark_shard import owner, search_task
 from .stopping import stop_reason
 
@@ -82,6 +82,8 @@ def explore_spark(
                 if on_start:
                     on_start(list(coordinator.pids))
                 return search.run(coordinator, stop_at_first, max_depth, on_level)
+            except TaskFailed as failed:
+                raise EngineUnavailable(f"a task of the Spark search failed: {failed}") from None
             except TaskLost as lost:
                 coordinator.drop()
                 if coordinator.job is not None:

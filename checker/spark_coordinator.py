@@ -31,6 +31,17 @@ class TaskLost(Exception):
     """A task of the search ended, or lost its connection, before the search did."""
 
 
+class TaskFailed(Exception):
+    """A task of the search raised an error (the same would happen again: not worth a retry)."""
+
+
+def _answer(message):
+    """`message`, unless it says that its task failed."""
+    if isinstance(message, tuple) and message and message[0] == "failed":
+        raise TaskFailed(message[1])
+    return message
+
+
 def task_slots(sc) -> int:
     """How many tasks the cluster runs at once (a barrier stage needs one slot per task); waits
     for a cluster's first executors to register."""
@@ -121,7 +132,7 @@ class Coordinator:
                 self._check_job()
                 continue
             try:
-                _, index, pid, address = conn.recv()
+                _, index, pid, address = _answer(conn.recv())
             except (EOFError, OSError):
                 continue  # a task of an earlier attempt, gone
             hellos[index] = (conn, pid, address)
@@ -151,7 +162,7 @@ class Coordinator:
                 self._check_job()
             for conn in ready:
                 try:
-                    answers[waiting.pop(conn)] = conn.recv()
+                    answers[waiting.pop(conn)] = _answer(conn.recv())
                 except (EOFError, OSError):
                     raise TaskLost("a task's connection closed mid-search (its Python worker or executor was lost)") \
                         from None

@@ -10,6 +10,7 @@ set; per level it sends an order and receives one report from each task.
 Messages, task to driver then driver to task, each a tuple whose first item names it:
 
     ("hello", task, pid, (host, port))          once: who it is, where its peers reach it
+    ("failed", reason)                          instead of any answer: the task failed (not lost)
     (addresses, start)                          once: every task's address; "fresh" or a checkpoint to resume
     ("level", depth, save_frontier)             expand the frontier into level `depth`
       -> LevelReport
@@ -73,11 +74,12 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
     (index,) = list(records)  # read to the end, or Spark will not reuse this Python worker
     gc.disable()  # states and arrays are acyclic: a collection would only cost time
     gc.freeze()
-    scratch = None if journal is not None else tempfile.mkdtemp(prefix="replcheck-routes-", dir=_local_dir(work_dir))
     conn = no_delay(Client(tuple(coordinator), authkey=authkey))
     own = listener(local_address(tuple(coordinator)), tasks, authkey)
-    mesh = None
+    scratch = mesh = None
     try:
+        if journal is None:
+            scratch = tempfile.mkdtemp(prefix="replcheck-routes-", dir=_local_dir(work_dir))
         conn.send(("hello", index, os.getpid(), own.address))
         addresses, start = conn.recv()
         mesh = Mesh(index, own, addresses, authkey)
@@ -93,6 +95,11 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
                 conn.send("saved")
             elif order[0] == "routes":
                 conn.send(files.find_routes(shard.routes, order[1], order[2]))
+    except (EOFError, ConnectionError):
+        raise  # the driver or a peer is gone: nothing to tell
+    except Exception as exc:  # this task's own failure: the driver reports it rather than trying again
+        _tell(conn, ("failed", f"{type(exc).__name__}: {exc}"))
+        raise
     finally:
         if mesh is not None:
             mesh.close()
@@ -101,6 +108,13 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     yield index
+
+
+def _tell(conn, message) -> None:
+    try:
+        conn.send(message)
+    except OSError:
+        pass
 
 
 def warm_up(records):

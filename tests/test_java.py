@@ -125,7 +125,11 @@ def test_a_jvm_that_dies_is_reported_with_its_jvm_log(tmp_path):
 
 
 def test_spark_that_fails_after_the_jvm_started_names_spark_log(tmp_path):
-    result = replcheck(without_java(tmp_path), "check", "--engine", "spark", "--model", "two-phase", "--rms", "3",
-                       "--work-dir", "nosuchscheme://host/dir")
-    assert 'No FileSystem for scheme "nosuchscheme"' in result.stderr
+    # Spark reads spark-defaults.conf from $SPARK_CONF_DIR; SparkContext (in the JVM) refuses this value.
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.task.cpus 0\n")
+    result = replcheck(without_java(tmp_path) | {"SPARK_CONF_DIR": str(conf)}, "check", "--engine", "spark",
+                       "--model", "two-phase", "--rms", "3")
+    assert 'The value \'0\' in the config "spark.task.cpus" is invalid' in result.stderr
     assert_one_line_error(result, tmp_path, "spark.log")

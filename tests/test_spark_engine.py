@@ -149,24 +149,47 @@ def test_max_depth_and_two_phase(sc):
                  explore(model, select("spec", ["strong-isr"]), max_depth=6))
 
 
-def test_reliable_checkpoints_in_a_work_dir(sc, tmp_path):
-    # --work-dir: every level is checkpointed to storage all executors reach, not executor-local.
+def test_tasks_keep_their_routes_in_the_work_dir_until_the_search_ends(sc, tmp_path):
+    # --work-dir: the tasks' scratch files (each level's routes, for the traces) go there, and
+    # are removed when the search ends.
     from checker.spark import explore_spark
 
-    sc.setCheckpointDir(str(tmp_path / "checkpoints"))
     model = build_model("spec", "kip101", replicas=2, log_size=1, max_records=1, max_epoch=2)
-    spark = explore_spark(sc, model, select("spec", []), partitions=3, stop_at_first=False, reliable_checkpoints=True)
+    seen = []
+    spark = explore_spark(sc, model, select("spec", []), partitions=3, stop_at_first=False, work_dir=str(tmp_path),
+                          on_level=lambda stats, _: seen.append(len(list(tmp_path.rglob("part-*.npz")))))
     same_results(spark, explore(model, select("spec", []), stop_at_first=False))
-    assert any((tmp_path / "checkpoints").rglob("part-*")), "levels must be checkpointed into the work dir"
+    assert seen[-1] >= 2, "each task writes each level's routes into the work dir"
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_killed_python_worker_costs_an_attempt_not_the_run(sc):
+    """SIGKILL one task's Python worker mid-search: its attempt fails, and the search starts
+    again (from the initial states, without a checkpoint) to the same result."""
+    from checker.spark import explore_spark
+
+    model = build_model("spec", "kip101")
+    invariants = select("spec", ["weak-isr", "strong-isr"])
+    local = explore(model, invariants, stop_at_first=False, symmetry=True)
+    attempts, killed = [], []
+
+    def kill_at_level_four(stats, _):
+        if stats.depth == 4 and not killed:
+            killed.append(attempts[-1][0])
+            os.kill(attempts[-1][0], signal.SIGKILL)
+
+    spark = explore_spark(sc, model, invariants, partitions=2, stop_at_first=False, symmetry=True,
+                          on_start=attempts.append, on_level=kill_at_level_four)
+    assert len(attempts) == 2 and killed
+    same_results(spark, local)
 
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_level_checkpoints(tmp_path):
+def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch_files(tmp_path):
     """A separate process: the module's SparkContext must not be shared with the CLI's own. The
-    finished run's lineage checkpoints are deleted: they are never read again and once were left
-    behind (157 MB after a 0.74 M-state run)."""
+    tasks' scratch files (each level's routes) are removed when the run ends."""
     _java_or_skip()
     spark_dir, local_dir, work = tmp_path / "spark", tmp_path / "local", tmp_path / "work"
     args = ("check", "--variant", "kip101", "--replicas", "2", "--max-epoch", "3", "--invariant", "strong-isr",
@@ -197,7 +220,8 @@ def _spark_jvms() -> set[int]:
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if b"org.apache.spark.deploy.SparkSubmit" in (proc / "cmdline").read_bytes():
+                cmdline = (proc / "cmdline").read_bytes()
+                if b"org.apache.spark.deploy.SparkSubmit" in cmdline or b"pyspark.daemon" in cmdline:
                     pids.add(int(proc.name))
             except OSError:
                 pass
@@ -244,9 +268,9 @@ def test_fetch_known_outcomes_on_spark(sc, invariant, config, variant, length):
     assert (None if trace is None else len(trace)) == length
 
 
-def test_ctrl_c_mid_search_leaves_no_jvm_and_no_level_checkpoints(tmp_path):
-    """Ctrl-C in the middle of a Spark search: one line, exit 130, no JVM left, and the lineage
-    checkpoints in --work-dir removed (nothing reads them after the run; 24 MB were left)."""
+def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
+    """Ctrl-C in the middle of a Spark search: one line, exit 130, no JVM or Python worker left,
+    and the tasks' scratch files in --work-dir removed."""
     _java_or_skip()
     before = _spark_jvms()
     work = tmp_path / "work"
@@ -254,7 +278,7 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_level_checkpoints(tmp_path):
                              "--variant", "kip101", "--continue", "--work-dir", str(work)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
-    while not any(work.rglob("rdd-*")) and time.time() < deadline:  # a level has been checkpointed
+    while not any(work.rglob("part-*.npz")) and time.time() < deadline:  # a level's routes are written
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
