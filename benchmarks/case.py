@@ -6,12 +6,15 @@
 Prints one JSON object: distinct and generated states, depth, seconds spent loading or
 compiling the kernel, search seconds, generated states per second, peak RSS and peak RSS per
 distinct state (whole process, and the growth during the search), and how far the progress
-line's projection (`checker.forecast`) was off at one third of the levels.
+line's projection (`checker.forecast`) was off at one third of the levels; the peak resident
+memory of the whole process tree (for Spark: driver, JVM and Python workers together), and a
+distributed engine's seconds by phase.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import click
@@ -62,7 +65,7 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
         print(json.dumps({"import_seconds": round(imported - started, 3), "kernel_seconds": round(compiled - imported, 3)}))
         return
     samples = []
-    with engine_session(engine, master=master, partitions=partitions) as explore:
+    with engine_session(engine, master=master, partitions=partitions) as explore, TreePeak() as tree:
         before = peak_rss_bytes()
         result = explore(model, invariants, stop_at_first=False, symmetry=symmetry,
                          on_level=lambda stats, frontier: samples.append(resident_bytes()))
@@ -81,8 +84,32 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
         "peak_rss_mb": round(rss / 2**20, 1),
         "peak_rss_bytes_per_state": round(rss / result.distinct_states, 1),
         "search_rss_bytes_per_state": round((rss - before) / result.distinct_states, 1),
+        "tree_peak_rss_mb": round(tree.peak / 2**20, 1),
+        "tree_peak_rss_bytes_per_state": round(tree.peak / result.distinct_states, 1),
+        "phase_seconds": {k: round(v, 3) for k, v in result.phase_seconds.items()},
         "forecast_at_one_third": forecast_error(result, samples),
     }))
+
+
+class TreePeak:
+    """The peak resident memory of this process and its descendants (for Spark: the JVM and
+    its Python workers too), sampled every `EVERY` seconds while the block runs."""
+
+    EVERY = 0.05
+
+    def __enter__(self):
+        self.peak, self.done = resident_bytes(), threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def _sample(self):
+        while not self.done.wait(self.EVERY):
+            self.peak = max(self.peak, resident_bytes())
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
 
 
 def forecast_error(result, samples: list[int]) -> dict | None:

@@ -3,8 +3,9 @@
 For each bounds it runs the local engine, then the Spark engine on a fresh embedded master,
 and prints (JSON on stdout, a table on stderr): distinct states, search seconds, distinct
 states per second and seconds per BFS level for each engine, Spark's start-up time, Spark's
-own overhead per level (level wall time minus its slowest tasks' Python work), and the ratio
-spark/local of search times.
+own overhead per level (level wall time minus its slowest task's own work), the slowest task's
+seconds in each phase of a level summed over the levels (`checker.spark_shard.PHASES`), and the
+ratio spark/local of search times.
 
     python -m benchmarks.engines                  # 0.74 M and 1.7 M states
     python -m benchmarks.engines --bounds 3/2/2/3 # the 10 M-state run (several minutes)
@@ -66,6 +67,7 @@ def main(bounds_list, variant, master, partitions, levels):
             "spark_startup_s": round(startup, 2),
             "spark_overhead_s_per_level_median": round(statistics.median(overhead), 3),
             "spark_overhead_s_per_level_max": round(max(overhead), 3),
+            **{f"spark_{phase}_s": round(seconds, 2) for phase, seconds in spark.phase_seconds.items()},
         }
         if levels:
             row["local_level_seconds"] = _per_level(local)

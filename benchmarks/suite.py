@@ -66,6 +66,7 @@ CASES = [
     *[Case("fetch", v, FETCH_RF3, True, all_invariants=True) for v in VARIANTS],
     Case("fetch", "kip320", FETCH_RF3, False, all_invariants=True),
     Case("fetch", "kip320", FETCH_RF3, True, "spark", all_invariants=True),
+    Case("fetch", "kip320", FETCH_RF3, False, "spark", all_invariants=True),
     Case("fetch", "kip320", FETCH_MAJORITY, True, all_invariants=True),
     Case("fetch", "kip320", FETCH_IDEMPOTENT, True, all_invariants=True),
 ]
@@ -123,11 +124,21 @@ def run_suite(cases: list[Case]) -> dict:
     return results
 
 
+def with_ratios(results: dict) -> dict:
+    """Each Spark case's search time over the local engine's on the same case (when both ran)."""
+    for name, figures in results.items():
+        local = results.get(name.replace(" spark ", " local "))
+        if figures["engine"] == "spark" and local:
+            figures["ratio_spark_local"] = round(figures["search_seconds"] / local["search_seconds"], 2)
+    return results
+
+
 def table(results: dict) -> Table:
     """The results as a rich table."""
     out = Table(title="replcheck benchmarks", title_justify="left")
     columns = ["distinct_states", "generated_states", "kernel_seconds_cold", "kernel_seconds", "search_seconds",
-               "wall_seconds", "generated_per_second", "peak_rss_bytes_per_state", "x_tlc_wall", "x_tlc_search"]
+               "wall_seconds", "generated_per_second", "peak_rss_bytes_per_state", "tree_peak_rss_bytes_per_state",
+               "ratio_spark_local", "x_tlc_wall", "x_tlc_search"]
     out.add_column("case")
     for column in columns:
         out.add_column(column.replace("_", " "), justify="right")
@@ -169,19 +180,22 @@ def markdown(document: dict) -> str:
              "fetch: the defaults but for the settings shown, every invariant that applies, with ghost state);",
              "compile is the kernel's one-time compile on an empty cache, then its load from the cache; wall",
              "includes Python start-up.",
-             "Peak RSS is the whole process (for Spark, the driver only). `x TLC` divides TLC's time on the",
+             "Peak RSS is that of every process the run started (for Spark: the driver, its JVM and the",
+             "Python workers), sampled every 50 ms. `spark/local` divides Spark's search time by the local",
+             "engine's on the same case. `x TLC` divides TLC's time on the",
              "same bounds and symmetry setting (one worker, this machine type) by ours, where known.",
              "`projected at 1/3` is the progress line's projection after a third of the levels, divided by",
              "what happened: total states / search time left / peak memory (1.00 is exact).", "",
              "| case | distinct states | generated | compile cold / warm (s) | search (s) | wall (s) | generated/s "
-             "| peak RSS B/state | x TLC wall / search | projected at 1/3 |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| peak RSS B/state | spark/local | x TLC wall / search | projected at 1/3 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in document["results"].items():
         tlc = f"{f['x_tlc_wall']} / {f['x_tlc_search']}" if f.get("x_tlc_wall") else "-"
         cold = f"{f['kernel_seconds_cold']:.1f} / " if f.get("kernel_seconds_cold") else ""
         lines.append(f"| {label(f)} | {f['distinct_states']:,} | {f['generated_states']:,} | {cold}{f['kernel_seconds']:.2f} "
                      f"| {f['search_seconds']:.2f} | {f['wall_seconds']:.2f} | {f['generated_per_second']:,} "
-                     f"| {f['peak_rss_bytes_per_state']:,.0f} | {tlc} | {projected(f)} |")
+                     f"| {f.get('tree_peak_rss_bytes_per_state', f['peak_rss_bytes_per_state']):,.0f} "
+                     f"| {f.get('ratio_spark_local', '-')} | {tlc} | {projected(f)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -196,8 +210,9 @@ def main(only, readme):
         document["results"].update(run_suite(cases))
         document["machine"], document["date"] = machine(), time.strftime("%Y-%m-%d")
         order = [c.name for c in CASES]
-        document["results"] = dict(sorted(document["results"].items(),
-                                          key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        document["results"] = with_ratios(dict(sorted(document["results"].items(),
+                                                      key=lambda kv: order.index(kv[0]) if kv[0] in order
+                                                      else len(order))))
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(RESULTS, json.dumps(document, indent=2) + "\n")
     Console(stderr=True, width=200).print(table(document["results"]))

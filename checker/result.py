@@ -73,6 +73,9 @@ class CheckResult:
     actions: dict[str, ActionCount] = field(default_factory=dict)
     violations: dict[str, Trace] = field(default_factory=dict)
     """The shortest trace of each violated invariant and of each reached witness, by name."""
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    """A distributed engine's own account of its levels: per phase of a level, the seconds of
+    its slowest task, summed over the levels (benchmarks read it; reports do not)."""
 
     @classmethod
     def of(cls, model, properties, engine: str, **options) -> "CheckResult":

@@ -34,7 +34,7 @@ from .path import trace_ending_with_step, trace_from_fingerprints
 from .result import ActionCount, CheckResult, LevelStats, found_so_far
 from .shard_ops import shard_ops
 from .spark_coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
-from .spark_shard import owner, search_task
+from .spark_shard import PHASES, owner, search_task
 from .stopping import stop_reason
 
 ATTEMPTS = 3
@@ -198,6 +198,8 @@ class SparkSearch:
         generated = sum(r.generated for r in reports)
         result.generated_states += generated
         self.fired += np.sum([r.fired for r in reports], axis=0, dtype=np.int64)
+        for phase, seconds in zip(PHASES, np.max([r.phases for r in reports], axis=0).tolist()):
+            result.phase_seconds[phase] = result.phase_seconds.get(phase, 0.0) + seconds
         for prop in self.properties:
             hits = [r.broken[prop.name] for r in reports if prop.name in r.broken]
             if hits and prop.name not in self.broken:

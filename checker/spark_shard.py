@@ -45,8 +45,8 @@ from .shard_ops import Candidates, shard_ops, take_states
 class LevelReport(NamedTuple):
     """One task's share of a level: new states, successors generated, steps fired per action
     kind, new states per action kind, per invariant the smallest new violating fingerprint, per
-    step property the smallest breaking (parent fingerprint, action), its visited-set size, and
-    seconds of its own work (waiting for peers left out)."""
+    step property the smallest breaking (parent fingerprint, action), its visited-set size,
+    seconds of its own work (waiting for peers left out), and seconds by phase (`PHASES`)."""
 
     new: int
     generated: int
@@ -56,6 +56,13 @@ class LevelReport(NamedTuple):
     broken: dict
     visited: int
     seconds: float
+    phases: tuple
+
+
+PHASES = ("expand", "split", "exchange", "admit", "write")
+"""A level's phases in a task: expanding its frontier; splitting the successors by owner (and
+dropping those it has visited); sending and receiving (mostly waiting for the slowest peer);
+admitting the candidates it owns; writing its routes."""
 
 
 def owner(fps, partitions: int, tasks: int):
@@ -173,25 +180,33 @@ class Shard:
     def level(self, depth: int, save_frontier: bool) -> LevelReport:
         """Expand the frontier into level `depth` together with the other tasks; this task's
         new states become its frontier."""
-        started = time.perf_counter()
+        clock = [time.perf_counter()]
+
+        def lap():
+            clock.append(time.perf_counter())
+
         ops = self.ops
         expanded = ops.expand(self.fps, self.states)
+        lap()
         blocks = self._by_owner(expanded.candidates)
         own = blocks[self.index]
         own = own.take(np.flatnonzero(~ops.known(own.fps)))  # already visited here: nothing to decide
-        waited = time.perf_counter()
+        lap()
         received = self.mesh.exchange({peer: blocks[peer] for peer in self.mesh.peers})
-        resumed = time.perf_counter()
+        lap()
         new = self._admitted([own, *received])
+        lap()
         files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
         if save_frontier:
             files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
         self.fps, self.states = new.fps, new.states
         violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
         by_kind = np.bincount(ops.kind_of(new.codes), minlength=ops.kinds) if len(new.fps) else np.zeros(ops.kinds)
-        seconds = (waited - started) + (time.perf_counter() - resumed)
+        lap()
+        phases = tuple(b - a for a, b in zip(clock, clock[1:]))
         return LevelReport(len(new.fps), expanded.generated, tuple(expanded.fired.tolist()),
-                           tuple(int(n) for n in by_kind), violations, expanded.broken, len(ops), seconds)
+                           tuple(int(n) for n in by_kind), violations, expanded.broken, len(ops),
+                           sum(phases) - phases[2], phases)
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
         """`found` split by owning task, each part in its original (ascending parent) order."""
