@@ -78,7 +78,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.checkpoint.identity import CheckpointError, RunIdentity
         from checker.checkpoint.saver import Saver
         from checker.checkpoint.snapshot import read_snapshot
-        from checker.engines import ENGINES, engine_session
+        from checker.engines import ENGINES, SMALL, engine_session
         from checker.invariant import applies, scope
         from checker.java import EngineUnavailable
         from checker.master_url import master_problem
@@ -168,7 +168,9 @@ def bound_options(func):
     return func
 
 
-def _valid_master(ctx, param, value: str) -> str:
+def _valid_master(ctx, param, value: str | None) -> str | None:
+    if value is None:
+        return None
     problem = master_problem(value)
     if problem:
         raise UserError(f"--master {problem}")
@@ -213,8 +215,10 @@ def spark_options(func):
                              "Spark's local directories")(func)
     func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
                         help="spark: number of shards of the frontier and visited set (default: cores)")(func)
-    func = click.option("--master", default="local[*]", show_default=True, callback=_valid_master,
-                        help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...)")(func)
+    func = click.option("--master", default=None, callback=_valid_master,
+                        help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...); default: the "
+                             f"embedded local[*], where a search that ends within {SMALL:,} states runs in the "
+                             "driver process and Spark is not started (give --master to always use Spark)")(func)
     return click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
@@ -265,7 +269,7 @@ def symmetry_for(models, invariants, asked: bool | None) -> bool:
 
 
 @contextmanager
-def search(engine: str, master: str, partitions: int | None, work_dir: str | None, label: str, models=(),
+def search(engine: str, master: str | None, partitions: int | None, work_dir: str | None, label: str, models=(),
            symmetry: bool = False, checked=(), saver=None, as_json: bool = False, progress_file: Path | None = None):
     """Yield (explore, on_level): the engine's explore function (with `symmetry` and the
     checkpoint `saver` applied) and a progress callback. The first use of a model's compiled
@@ -481,7 +485,7 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
 
 
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
-              trace_dir: Path | None, as_json: bool, engine: str, master: str, partitions: int | None,
+              trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
               work_dir: str | None, progress_file: Path | None) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
     print the result, save its traces, and exit 0 (no invariant is violated and every property

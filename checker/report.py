@@ -59,6 +59,19 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
     }
 
 
+def engine_words(results: list[CheckResult]) -> str:
+    """The engine of these searches, saying which of them stayed in the driver process
+    (`checker.engines`: the Spark engine's small searches)."""
+    engine = results[0].engine
+    small = [r.variant or r.model for r in results if r.engine_options.get("ran")]
+    if not small:
+        return engine
+    if len(small) == len(results):
+        what = "every search was small" if len(small) > 1 else "a small search"
+        return f"{engine} (in the driver process: {what}, Spark not started)"
+    return f"{engine} ({', '.join(small)} in the driver process: small searches)"
+
+
 def summary_table(result: CheckResult) -> Table:
     """Model, bounds, engine and the search's figures."""
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -157,7 +170,7 @@ def comparison_table(results: list[CheckResult]) -> Table:
     first = results[0]
     bounds = bounds_text(first.bounds)
     reduced = ", symmetry reduction on: states counted per orbit" if first.symmetry else ""
-    table = Table(title=f"{first.model} ({bounds}), engine {first.engine}{reduced}", title_justify="left")
+    table = Table(title=f"{first.model} ({bounds}), engine {engine_words(results)}{reduced}", title_justify="left")
     table.add_column(_property_heading(first))
     for r in results:
         table.add_column(r.variant or "-", justify="center")
@@ -226,7 +239,7 @@ def tradeoff_table(runs: list, questions) -> Table:
     reduced = ", states counted per orbit" if first.symmetry else ""
     fixed = {k: v for k, v in first.bounds.items() if k not in runs[0][0].settings}
     table = Table(title=f"ISR against a majority quorum: fetch {first.variant} ({bounds_text(fixed)}), "
-                        f"engine {first.engine}{reduced}", title_justify="left")
+                        f"engine {engine_words([r for _, r in runs])}{reduced}", title_justify="left")
     table.add_column("question")
     for setup, _ in runs:
         table.add_column(setup.label, justify="center")

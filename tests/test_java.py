@@ -102,7 +102,8 @@ def test_a_runtime_with_the_module_is_used_as_it_is(tmp_path):
 
 
 def test_spark_starts_without_any_java_on_the_machine(tmp_path):
-    result = replcheck(without_java(tmp_path), "check", "--engine", "spark", "--model", "two-phase", "--rms", "3",
+    result = replcheck(without_java(tmp_path), "check", "--engine", "spark", "--master", "local[*]", "--model",
+                       "two-phase", "--rms", "3",
                        "--no-symmetry", "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
@@ -119,7 +120,7 @@ def test_a_jvm_that_dies_is_reported_with_its_jvm_log(tmp_path):
     java.write_text("#!/bin/sh\necho 'openjdk version \"17.0.99\" 2099-01-01' >&2\nexit 1\n")
     java.chmod(0o755)
     env = os.environ | {"JAVA_HOME": str(fake), "TMPDIR": str(_tmpdir(tmp_path))}
-    result = replcheck(env, "check", "--engine", "spark", "--model", "two-phase", "--rms", "3")
+    result = replcheck(env, "check", "--engine", "spark", "--master", "local[*]", "--model", "two-phase", "--rms", "3")
     log = assert_one_line_error(result, tmp_path, "jvm.log")
     assert "17.0.99" in log.read_text()  # what the JVM printed is in the file the error names
 
@@ -130,6 +131,6 @@ def test_spark_that_fails_after_the_jvm_started_names_spark_log(tmp_path):
     conf.mkdir()
     (conf / "spark-defaults.conf").write_text("spark.task.cpus 0\n")
     result = replcheck(without_java(tmp_path) | {"SPARK_CONF_DIR": str(conf)}, "check", "--engine", "spark",
-                       "--model", "two-phase", "--rms", "3")
+                       "--master", "local[*]", "--model", "two-phase", "--rms", "3")
     assert 'The value \'0\' in the config "spark.task.cpus" is invalid' in result.stderr
     assert_one_line_error(result, tmp_path, "spark.log")

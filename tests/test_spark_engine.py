@@ -205,11 +205,41 @@ def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
 
 
+def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monkeypatch):
+    """Without --master or --partitions the Spark engine searches in the driver process first,
+    and says so; past `SMALL` states it drops that search and runs on Spark, to the same result."""
+    import contextlib
+
+    import checker.engines as engines
+    import checker.spark_context
+
+    started = []
+
+    @contextlib.contextmanager
+    def the_module_context(master, partitions):  # one SparkContext per process: the module's
+        started.append(master)
+        yield sc
+
+    monkeypatch.setattr(checker.spark_context, "spark_context", the_module_context)
+    model = build_model("spec", "kip101", replicas=2)
+    invariants = select("spec", ["strong-isr"])
+    local = explore(model, invariants, stop_at_first=False)
+    with engines.engine_session("spark") as explore_on_spark:
+        small = explore_on_spark(model, invariants, stop_at_first=False)
+        assert started == []
+        monkeypatch.setattr(engines, "SMALL", local.distinct_states // 2)
+        big = explore_on_spark(model, invariants, stop_at_first=False)
+    assert small.engine_options == {"ran": engines.IN_PROCESS} and small.engine == "spark"
+    assert started == ["local[*]"] and big.engine_options["master"] == sc.master
+    same_results(small, local)
+    same_results(big, local)
+
+
 def test_missing_java_is_a_one_line_error(monkeypatch):
     import checker.java as java
 
     monkeypatch.setattr(java, "_candidates", lambda: iter([("$JAVA_HOME", Path("/nonexistent"))]))
-    result = run_cli("check", "--model", "two-phase", "--engine", "spark")
+    result = run_cli("check", "--model", "two-phase", "--engine", "spark", "--master", "local[1]")
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: the Spark engine needs Java 17 or 21 and found none ($JAVA_HOME is not runnable)")
     assert len(result.stderr.strip().splitlines()) == 1
