@@ -163,24 +163,33 @@ def test_tasks_keep_their_routes_in_the_work_dir_until_the_search_ends(sc, tmp_p
     assert not any(tmp_path.iterdir())
 
 
-def test_a_killed_python_worker_costs_an_attempt_not_the_run(sc):
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_a_killed_python_worker_costs_an_attempt_not_the_run(sc, tmp_path, checkpoint):
     """SIGKILL one task's Python worker mid-search: its attempt fails, and the search starts
-    again (from the initial states, without a checkpoint) to the same result."""
+    again from its last checkpoint (every level is one here) or, without one, from the initial
+    states, to the same result."""
+    from checker.checkpoint.identity import RunIdentity
+    from checker.checkpoint.saver import Saver
     from checker.spark import explore_spark
 
     model = build_model("spec", "kip101")
     invariants = select("spec", ["weak-isr", "strong-isr"])
     local = explore(model, invariants, stop_at_first=False, symmetry=True)
-    attempts, killed = [], []
+    saver = Saver(tmp_path, RunIdentity.of(model, invariants, True), 0.0, stop_at_first=False,
+                  max_depth=None) if checkpoint else None
+    attempts, killed, depths = [], [], []
 
     def kill_at_level_four(stats, _):
+        depths.append(stats.depth)
         if stats.depth == 4 and not killed:
             killed.append(attempts[-1][0])
             os.kill(attempts[-1][0], signal.SIGKILL)
 
-    spark = explore_spark(sc, model, invariants, partitions=2, stop_at_first=False, symmetry=True,
+    spark = explore_spark(sc, model, invariants, partitions=2, stop_at_first=False, symmetry=True, saver=saver,
                           on_start=attempts.append, on_level=kill_at_level_four)
     assert len(attempts) == 2 and killed
+    # the second attempt starts over from level 0, or from the checkpoint of level 4 or 3
+    assert depths[5] == 0 if not checkpoint else depths[5] in (3, 4)
     same_results(spark, local)
 
 
