@@ -10,6 +10,7 @@ bounds, an unreadable or foreign trace file, an unwritable output path); 130 int
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 
@@ -195,6 +196,20 @@ def _local_directory(ctx, param, value: str | None) -> str | None:
     return str(path)
 
 
+def _memory_size(ctx, param, value: str | None) -> int | None:
+    """--memory-budget: bytes, with an optional K, M, G or T suffix (powers of 1024)."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", value, re.IGNORECASE)
+    if not match:
+        raise UserError(f"--memory-budget {value!r} is not a size (for example 512M or 4G)")
+    number, unit = float(match.group(1)), match.group(2).upper()
+    size = int(number * 1024 ** " KMGT".index(unit or " "))
+    if size <= 0:
+        raise UserError(f"--memory-budget {value!r} is not a positive size")
+    return size
+
+
 def engine_options(func):
     """--engine, --master, --partitions, --work-dir and --symmetry."""
     func = click.option("--symmetry/--no-symmetry", default=None,
@@ -213,6 +228,10 @@ def spark_options(func):
                         help="spark: where each task keeps its scratch files (every level's routes, for the traces), "
                              "a local directory on every executor's machine; removed when the run ends; default: "
                              "Spark's local directories")(func)
+    func = click.option("--memory-budget", default=None, metavar="SIZE", callback=_memory_size,
+                        help="spark: the most memory each task's visited set may take (e.g. 512M, 4G); past it the "
+                             "task writes sorted runs of fingerprints to --work-dir, so the visited set is bounded "
+                             "by disk; default: no limit")(func)
     func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
                         help="spark: number of shards of the frontier and visited set (default: cores)")(func)
     func = click.option("--master", default=None, callback=_valid_master,
@@ -269,8 +288,9 @@ def symmetry_for(models, invariants, asked: bool | None) -> bool:
 
 
 @contextmanager
-def search(engine: str, master: str | None, partitions: int | None, work_dir: str | None, label: str, models=(),
-           symmetry: bool = False, checked=(), saver=None, as_json: bool = False, progress_file: Path | None = None):
+def search(engine: str, master: str | None, partitions: int | None, work_dir: str | None, memory_budget: int | None,
+           label: str, models=(), symmetry: bool = False, checked=(), saver=None, as_json: bool = False,
+           progress_file: Path | None = None):
     """Yield (explore, on_level): the engine's explore function (with `symmetry` and the
     checkpoint `saver` applied) and a progress callback. The first use of a model's compiled
     kernel on this machine shows as a compile step. An engine that cannot start, or a damaged
@@ -280,6 +300,8 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
     (also as a JSON object on stdout with `as_json`). Each level is appended to `progress_file`
     as a JSON line, if one is given."""
     reached = []
+    if engine == "local" and memory_budget is not None:
+        raise UserError("--memory-budget applies to --engine spark (the local engine keeps its visited set in memory)")
 
     def recorded(on_level):
         def on_level_recorded(stats, frontier):
@@ -288,7 +310,8 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
         return on_level_recorded
 
     try:
-        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir) as explore, \
+        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir,
+                            memory_budget=memory_budget) as explore, \
                 level_progress(f"{label} ({engine})", progress_file,
                                saver.resumed.levels if saver is not None and saver.resumed else ()) as on_level:
             prepare_kernels(models)
@@ -427,7 +450,7 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 @checkpoint_options
 @engine_options
 def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
-          checkpoint_every, engine, master, partitions, work_dir, progress_file, symmetry, **bounds):
+          checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, **bounds):
     """Explore every reachable state of a model, check its invariants and answer its witnesses.
 
     Exits 0 when no invariant is violated and every property was decided, 1 when an invariant
@@ -444,7 +467,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, progress_file)
+              engine, master, partitions, work_dir, memory_budget, progress_file)
 
 
 @main.command()
@@ -458,7 +481,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
               metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
 @spark_options
 def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir,
-           progress_file):
+           memory_budget, progress_file):
     """Continue a search from the checkpoint in DIRECTORY (written by `check --checkpoint-dir`
     on either engine, at any partition count) to the result an uninterrupted run gives. The
     model, bounds, invariants and symmetry are the checkpoint's; a checkpoint of a run that
@@ -481,19 +504,19 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
     depth = saved.max_depth if max_depth is None else max_depth
     saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
     run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, progress_file)
+              engine, master, partitions, work_dir, memory_budget, progress_file)
 
 
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
-              work_dir: str | None, progress_file: Path | None) -> None:
+              work_dir: str | None, memory_budget: int | None, progress_file: Path | None) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
     print the result, save its traces, and exit 0 (no invariant is violated and every property
     was decided), 1 (an invariant is violated, or the search stopped before every property was
     decided) or 2 (a trace could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
-    with search(engine, master, partitions, work_dir, label, [model], symmetric, invariants, saver, as_json,
-                progress_file) as (explore, on_level):
+    with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
+                as_json, progress_file) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
 
     trace_files, unsaved = {}, None
@@ -527,7 +550,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, progress_file, symmetry, **bounds):
+            partitions, work_dir, memory_budget, progress_file, symmetry, **bounds):
     """Compare protocol variants side by side: every invariant under every variant, explored to
     the end under the same bounds. Exits 0 once the comparison is made, whatever the verdicts."""
     kind = MODELS.get(model_name)
@@ -549,7 +572,7 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     make_dir(trace_dir)
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)
-    with search(engine, master, partitions, work_dir, model_name, models.values(), symmetric,
+    with search(engine, master, partitions, work_dir, memory_budget, model_name, models.values(), symmetric,
                 progress_file=progress_file) as (explore, on_level):
         results = compare_variants(explore, models, invariants, on_level)
 
@@ -616,7 +639,7 @@ def parse_values(param, text: str) -> list:
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-                  partitions, work_dir, progress_file, symmetry, **settings):
+                  partitions, work_dir, memory_budget, progress_file, symmetry, **settings):
     """Check every combination of the given settings: which configurations can lose
     acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
     kind = MODELS.get(model_name)
@@ -641,7 +664,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
     symmetric = symmetry_for(models, invariants, symmetry)
-    with search(engine, master, partitions, work_dir, f"{model_name} sweep", models, symmetric,
+    with search(engine, master, partitions, work_dir, memory_budget, f"{model_name} sweep", models, symmetric,
                 progress_file=progress_file) as (explore, on_level):
         runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
     if trace_dir is not None:
@@ -671,7 +694,7 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
 @report_options("keep each 'yes' trace here as fetch-kip320-<setup>-<property>.json")
 @engine_options
 def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, render_format, as_json, as_markdown,
-                      engine, master, partitions, work_dir, progress_file, symmetry):
+                      engine, master, partitions, work_dir, memory_budget, progress_file, symmetry):
     """ISR against a majority quorum at replication factor 3, acks=all: can committed or
     acknowledged data be lost, and can the partition acknowledge writes with 1 or 2 brokers down?
     Each "yes" comes with its shortest trace, each "no" from an exhaustive search; the source
@@ -687,7 +710,7 @@ def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, ren
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
     symmetric = symmetry_for([m for _, m in models], properties, symmetry)
-    with search(engine, master, partitions, work_dir, "trade-offs", [m for _, m in models], symmetric,
+    with search(engine, master, partitions, work_dir, memory_budget, "trade-offs", [m for _, m in models], symmetric,
                 progress_file=progress_file) as (explore, on_level):
         runs = tradeoffs.run(explore, models, properties, on_level)
     trace_files = {}

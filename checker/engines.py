@@ -25,17 +25,18 @@ IN_PROCESS = f"in the driver process: the search ended within {SMALL:,} states, 
 
 @contextmanager
 def engine_session(engine: str, *, master: str | None = None, partitions: int | None = None,
-                   work_dir: str | None = None):
+                   work_dir: str | None = None, memory_budget: int | None = None):
     """Yield an `explore(model, invariants, stop_at_first=..., max_depth=..., on_level=...,
     symmetry=..., saver=...)` function running on the named engine. For `spark`, one Spark
     context (on `master`, default the embedded `local[*]`) serves every call in the block and
     starts at the first call that needs it; with neither `master` nor `partitions` given, small
     searches stay in the driver process (module docstring). `work_dir` holds the Spark tasks'
-    scratch files. Raises checker.java.EngineUnavailable when Spark cannot start."""
+    scratch files; `memory_budget` bounds each task's in-memory visited set (bytes; the rest
+    spills to `work_dir`). Raises checker.java.EngineUnavailable when Spark cannot start."""
     if engine == "local":
         yield explore
         return
-    from .spark import explore_spark
+    from .spark import check_budget, explore_spark
     from .spark_context import spark_context
 
     with ExitStack() as stack:
@@ -47,12 +48,13 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
             return contexts[0]
 
         def explore_on_spark(model, invariants, *, saver=None, on_level=None, **options):
-            if master is None and partitions is None and saver is None:
+            check_budget(model, memory_budget)  # before Spark starts
+            if master is None and partitions is None and saver is None and memory_budget is None:
                 small = _in_process(model, invariants, on_level, options)
                 if small is not None:
                     return small
-            return explore_spark(context(), model, invariants, partitions=partitions, work_dir=work_dir, saver=saver,
-                                 on_level=on_level, **options)
+            return explore_spark(context(), model, invariants, partitions=partitions, work_dir=work_dir,
+                                 memory_budget=memory_budget, saver=saver, on_level=on_level, **options)
 
         yield explore_on_spark
 

@@ -71,18 +71,27 @@ class Expanded(NamedTuple):
     broken: dict
 
 
-def shard_ops(model, properties, symmetry: bool):
-    """The shard operations for `model`: compiled when it has a kernel."""
+def shard_ops(model, properties, symmetry: bool, memory_budget: int | None = None, scratch: str | None = None):
+    """The shard operations for `model`: compiled when it has a kernel, with a visited set
+    that spills sorted runs to `scratch` past `memory_budget` bytes when one is given."""
     if getattr(model, "kernel", None) is not None:
-        return KernelShard(model, properties, symmetry)
+        return KernelShard(model, properties, symmetry, memory_budget, scratch)
     return PlainShard(model, properties, symmetry)
+
+
+def visited_room(kernel) -> int:
+    """The most fingerprints one batch of the compiled expansion adds (a visited set's `room`)."""
+    return kernel.max_successors * kernel.search.BATCH
 
 
 class KernelShard:
     """A shard of a model with a compiled kernel: packed rows, a compiled visited set (one
-    fingerprint per orbit under replica renaming with `symmetry`)."""
+    fingerprint per orbit under replica renaming with `symmetry`), bounded by `memory_budget`
+    bytes with the rest in sorted runs under `scratch` (`kernel.spilled_set`) when a budget is
+    given."""
 
-    def __init__(self, model, properties, symmetry: bool):
+    def __init__(self, model, properties, symmetry: bool, memory_budget: int | None = None,
+                 scratch: str | None = None):
         from .kernel.symmetry import permutations
         from .kernel.traces import Reducer
         from .kernel.visited_set import VisitedSet
@@ -95,7 +104,12 @@ class KernelShard:
                              for p in properties if isinstance(p, StepProperty))
         self.perms = permutations(kernel.replicas, symmetry)
         self.reducer = Reducer(kernel, self.perms)
-        self.visited = VisitedSet(1 << 16, kernel.max_successors * kernel.search.BATCH)
+        if memory_budget is None:
+            self.visited = VisitedSet(1 << 16, visited_room(kernel))
+        else:
+            from .kernel.spilled_set import SpilledSet
+
+            self.visited = SpilledSet(visited_room(kernel), memory_budget, scratch)
         self.kinds = len(kernel.action_kinds)
         self.width = kernel.width
 

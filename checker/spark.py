@@ -53,6 +53,7 @@ def explore_spark(
     symmetry: bool = False,
     saver=None,
     work_dir: str | None = None,
+    memory_budget: int | None = None,
     on_start: Callable[[list[int]], None] | None = None,
 ) -> CheckResult:
     """Explore like `checker.local.explore`, on the SparkContext `sc`, with the state space in
@@ -61,10 +62,13 @@ def explore_spark(
     by that kernel, one state per orbit under replica renaming with `symmetry`. With a
     checkpoint `saver` the tasks journal each level in its directory (which they must all
     reach), and the search continues from its checkpoint if it has one. Tasks keep their
-    scratch files under `work_dir` (default: Spark's local directories). `on_start` is called
+    scratch files under `work_dir` (default: Spark's local directories); with `memory_budget`
+    (bytes) each task keeps at most that much visited set in memory and spills the rest there
+    in sorted runs. `on_start` is called
     with the tasks' Python worker process ids when an attempt starts."""
     if saver is not None and getattr(model, "kernel", None) is None:
         raise CheckpointError(f"checkpoints need a model with a compiled kernel, and {model.name} has none")
+    check_budget(model, memory_budget)
     started = time.perf_counter()
     shards = partitions or sc.defaultParallelism
     tasks = min(shards, task_slots(sc))
@@ -73,7 +77,7 @@ def explore_spark(
         for attempt in range(1, ATTEMPTS + 1):
             body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=list(invariants),
                            symmetry=symmetry, journal=saver.directory if saver is not None else None,
-                           work_dir=work_dir)
+                           work_dir=work_dir, memory_budget=memory_budget)
             try:
                 coordinator.start(sc, tasks, body)  # the tasks start while the driver takes level 0
                 search = SparkSearch(model, list(invariants), symmetry, saver, started,
@@ -95,6 +99,20 @@ def explore_spark(
                     saver.rewind()
     finally:
         coordinator.close()
+
+
+def check_budget(model, memory_budget: int | None) -> None:
+    """EngineUnavailable, in one line, for a memory budget that no task can keep to."""
+    kernel = getattr(model, "kernel", None)
+    if memory_budget is None or kernel is None:
+        return
+    from .kernel.spilled_set import smallest_budget
+    from .shard_ops import visited_room
+
+    least = smallest_budget(visited_room(kernel))
+    if memory_budget < least:
+        raise EngineUnavailable(f"--memory-budget {memory_budget:,} bytes is below the least a task's visited set "
+                                f"needs for this model: {least:,} bytes ({least / 2**20:.1f} MiB)")
 
 
 class SparkSearch:

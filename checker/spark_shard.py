@@ -72,12 +72,13 @@ def owner(fps, partitions: int, tasks: int):
 
 
 def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions: int, model, properties,
-                symmetry: bool, journal: str | None, work_dir: str | None):
+                symmetry: bool, journal: str | None, work_dir: str | None, memory_budget: int | None = None):
     """The body of one barrier task (its one record is its task number): connect to the driver
     at `coordinator` and to the other tasks, then serve the driver's orders until it says the
-    search is over. With `journal` (a checkpoint directory every task reaches) each level's
-    routes are written there, and frontiers when asked; otherwise routes go to a scratch
-    directory under `work_dir` (or Spark's local directory), removed when the task ends."""
+    search is over. Each task has a scratch directory under `work_dir` (or Spark's local
+    directory), removed when it ends, for its routes and, past `memory_budget` bytes of
+    visited set, its spilled runs. With `journal` (a checkpoint directory every task reaches)
+    each level's routes are written there instead, and frontiers when asked."""
     (index,) = list(records)  # read to the end, or Spark will not reuse this Python worker
     gc.disable()  # states and arrays are acyclic: a collection would only cost time
     gc.freeze()
@@ -85,14 +86,13 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
     own = listener(local_address(tuple(coordinator)), tasks, authkey)
     scratch = mesh = None
     try:
-        if journal is None:
-            scratch = tempfile.mkdtemp(prefix="replcheck-routes-", dir=_local_dir(work_dir))
+        scratch = tempfile.mkdtemp(prefix="replcheck-task-", dir=_local_dir(work_dir))
         conn.send(("hello", index, os.getpid(), own.address))
         addresses, start = conn.recv()
         mesh = Mesh(index, own, addresses, authkey)
         own.close()
-        shard = Shard(index, tasks, partitions, shard_ops(model, properties, symmetry), mesh,
-                      journal if journal is not None else scratch, journal)
+        ops = shard_ops(model, properties, symmetry, memory_budget, scratch)
+        shard = Shard(index, tasks, partitions, ops, mesh, journal if journal is not None else scratch, journal)
         shard.start(start)
         while (order := conn.recv())[0] != "finish":
             if order[0] == "level":

@@ -214,6 +214,34 @@ def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
 
 
+def test_a_tiny_memory_budget_spills_to_disk_and_gives_the_exact_answer(sc, tmp_path):
+    from checker.kernel.spilled_set import smallest_budget
+    from checker.shard_ops import visited_room
+    from checker.spark import explore_spark
+
+    model = build_model("spec", "kip320")
+    invariants = select("spec", ["weak-isr", "strong-isr"])
+    runs = []
+    spark = explore_spark(sc, model, invariants, partitions=2, stop_at_first=False, work_dir=str(tmp_path),
+                          memory_budget=smallest_budget(visited_room(model.kernel)),
+                          on_level=lambda stats, _: runs.append(len(list(tmp_path.rglob("run-*.npy")))))
+    same_results(spark, explore(model, invariants, stop_at_first=False))
+    assert max(runs) >= 2, "each task's visited set must have spilled"
+    assert not any(tmp_path.iterdir()), "spilled runs are removed with the task"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--memory-budget", "1K"], "--memory-budget 1,024 bytes is below the least a task's visited set needs"),
+    (["--memory-budget", "lots"], "--memory-budget 'lots' is not a size"),
+    (["--memory-budget", "0"], "is not a positive size"),
+    (["--memory-budget", "1G", "--engine", "local"], "--memory-budget applies to --engine spark"),
+])
+def test_a_bad_memory_budget_is_a_one_line_error(args, words):
+    result = run_cli("check", "--variant", "hw", "--master", "local[1]", *args)
+    assert result.exit_code == 2 and words in result.stderr, result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monkeypatch):
     """Without --master or --partitions the Spark engine searches in the driver process first,
     and says so; past `SMALL` states it drops that search and runs on Spark, to the same result."""

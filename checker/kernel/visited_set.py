@@ -169,6 +169,15 @@ class VisitedSet:
         """Insert many fingerprints (a resumed search's visited states), growing tables as needed."""
         self.admit(fps)
 
+    @property
+    def nbytes(self) -> int:
+        """The memory its tables take."""
+        return sum(table.nbytes for table in self.tables)
+
+    def fingerprints(self) -> np.ndarray:
+        """Every fingerprint in the set, in no particular order."""
+        return np.concatenate([table[table != 0] for table in self.tables])
+
     def contains_all(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` are in the set (a boolean mask); the set is unchanged."""
         out = np.zeros(len(fps), np.bool_)
