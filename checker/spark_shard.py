@@ -187,14 +187,19 @@ class Shard:
 
         ops = self.ops
         expanded = ops.expand(self.fps, self.states)
+        self.states = ops.empty()  # memory goes back as soon as it is done with: the old frontier,
+        generated, fired, broken = expanded.generated, expanded.fired, expanded.broken
         lap()
         blocks = self._by_owner(expanded.candidates)
+        del expanded  # ... the expansion's output arrays,
         own = blocks[self.index]
         own = own.take(np.flatnonzero(~ops.known(own.fps)))  # already visited here: nothing to decide
         lap()
         received = self.mesh.exchange({peer: blocks[peer] for peer in self.mesh.peers})
+        del blocks  # ... the candidates sent,
         lap()
         new = self._admitted([own, *received])
+        del own, received  # ... and those admitted
         lap()
         files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
         if save_frontier:
@@ -204,8 +209,8 @@ class Shard:
         by_kind = np.bincount(ops.kind_of(new.codes), minlength=ops.kinds) if len(new.fps) else np.zeros(ops.kinds)
         lap()
         phases = tuple(b - a for a, b in zip(clock, clock[1:]))
-        return LevelReport(len(new.fps), expanded.generated, tuple(expanded.fired.tolist()),
-                           tuple(int(n) for n in by_kind), violations, expanded.broken, len(ops),
+        return LevelReport(len(new.fps), generated, tuple(fired.tolist()),
+                           tuple(int(n) for n in by_kind), violations, broken, len(ops),
                            sum(phases) - phases[2], phases)
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
