@@ -13,9 +13,9 @@ from .stopping import COMPLETE
 class LevelStats:
     """One BFS level: its depth (in transitions from the initial states), the new distinct
     states found at it, states generated while expanding the previous level, and the running
-    totals after it. A distributed engine also reports `task_seconds`: its slowest expand task
-    plus its slowest merge task, so the rest of the level's wall time is the engine's own
-    overhead. `violated` names the invariants violated so far and `reached` the witnesses
+    totals after it. A distributed engine also reports `task_seconds`: its slowest task's own
+    work in the level (waiting for other tasks left out), so the rest of the level's wall time
+    is the engine's own overhead. `violated` names the invariants violated so far and `reached` the witnesses
     reached so far (what an interrupted run can still report)."""
 
     depth: int

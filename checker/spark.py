@@ -26,7 +26,7 @@ import numpy as np
 
 from .checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
-from .invariant import Invariant, StepProperty
+from .invariant import Invariant
 from .java import EngineUnavailable
 from .local import representative_of
 from .model import Model

