@@ -6,9 +6,11 @@ from each task below it, and these connections carry every level's candidates. T
 `multiprocessing.connection` connections: framed messages, and a handshake on a secret shared
 by the search (HMAC), so nothing else on the network can join or feed the search.
 
-A level's exchange sends each peer its block from a thread of its own while the task reads the
-blocks sent to it one peer after the other. Every sender has its own connection and no reader
-ever waits on a send, so the exchange cannot deadlock, whatever the sizes.
+A level's exchange is a stream: a task sends each peer a block of candidates per chunk of its
+frontier, as soon as the chunk is expanded, then an end-of-level mark. Each peer has a sender
+thread of its own (keeping its blocks in order) and a reader thread that takes in whatever that
+peer sends, so expanding, sending and receiving overlap, no sender ever waits on a task that is
+busy expanding, and the exchange cannot deadlock, whatever the sizes.
 """
 
 from __future__ import annotations
@@ -60,25 +62,48 @@ class Mesh:
         for _ in range(index):
             conn = no_delay(own.accept())
             self.peers[conn.recv()] = conn
-        self.senders = ThreadPoolExecutor(max_workers=max(len(self.peers), 1), thread_name_prefix="replcheck-send")
+        # one sender thread per peer keeps each peer's blocks in order; one reader thread per
+        # peer drains what it sends, so that no sender ever waits on this task
+        self.senders = {peer: ThreadPoolExecutor(1, thread_name_prefix=f"replcheck-send-{peer}") for peer in self.peers}
+        self.readers = ThreadPoolExecutor(max(len(self.peers), 1), thread_name_prefix="replcheck-receive")
 
-    def exchange(self, outgoing: dict[int, Candidates]) -> list[Candidates]:
-        """Send each peer its block (`outgoing[peer]`) and return the blocks the peers sent here,
-        in peer order."""
-        sent = [self.senders.submit(_send, conn, outgoing[peer]) for peer, conn in self.peers.items()]
-        received = [_receive(self.peers[peer]) for peer in sorted(self.peers)]
-        for future in sent:
-            future.result()
-        return received
+    def level(self) -> "LevelExchange":
+        """Start one level's exchange: blocks go out as they are sent, and come in meanwhile."""
+        return LevelExchange(self)
 
     def close(self) -> None:
         """Close every connection."""
-        self.senders.shutdown(wait=False)
+        for pool in (*self.senders.values(), self.readers):
+            pool.shutdown(wait=False)
         for conn in self.peers.values():
             conn.close()
 
 
-def _send(conn: Connection, block: Candidates) -> None:
+class LevelExchange:
+    """One level's candidates between this task and its peers, a block at a time: `send` queues
+    a block for a peer (blocks reach it in the order sent), and `finish` says the level is over
+    and returns the blocks the peers sent here."""
+
+    def __init__(self, mesh: Mesh):
+        self.mesh = mesh
+        self.sent = []
+        self.incoming = {peer: mesh.readers.submit(_receive_level, conn) for peer, conn in mesh.peers.items()}
+
+    def send(self, peer: int, block: Candidates) -> None:
+        """Queue `block` for `peer`."""
+        self.sent.append(self.mesh.senders[peer].submit(_send, self.mesh.peers[peer], block))
+
+    def finish(self) -> list[Candidates]:
+        """End the level: tell every peer, wait until everything is sent and received, and
+        return the blocks the peers sent, peer after peer, each peer's in the order sent."""
+        for peer, conn in self.mesh.peers.items():
+            self.sent.append(self.mesh.senders[peer].submit(_send, conn, None))
+        for future in self.sent:
+            future.result()
+        return [block for peer in sorted(self.incoming) for block in self.incoming[peer].result()]
+
+
+def _send(conn: Connection, block: Candidates | None) -> None:
     try:
         _write(conn, block)
     except BaseException:
@@ -86,7 +111,10 @@ def _send(conn: Connection, block: Candidates) -> None:
         raise
 
 
-def _write(conn: Connection, block: Candidates) -> None:
+def _write(conn: Connection, block: Candidates | None) -> None:
+    if block is None:  # the level's end
+        conn.send(None)
+        return
     packed = isinstance(block.states, np.ndarray)
     conn.send((len(block.fps), block.states.shape[1:] if packed else None, None if packed else block.states))
     for name in ARRAYS:
@@ -101,8 +129,17 @@ def _bytes(array: np.ndarray) -> memoryview:
     return memoryview(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
 
 
-def _receive(conn: Connection) -> Candidates:
-    n, row_shape, plain = conn.recv()
+def _receive_level(conn: Connection) -> list[Candidates]:
+    """Every block a peer sends in one level, in the order sent (at least one: a peer sends a
+    block per chunk of its frontier, and there is always a chunk)."""
+    blocks = []
+    while (header := conn.recv()) is not None:
+        blocks.append(_receive(conn, header))
+    return blocks
+
+
+def _receive(conn: Connection, header) -> Candidates:
+    n, row_shape, plain = header
     arrays = [np.frombuffer(conn.recv_bytes(), dtype) for dtype in (np.int64, np.int64, np.uint16, np.int64)]
     states = np.frombuffer(conn.recv_bytes(), np.int8).reshape((n, *row_shape)) if row_shape is not None else plain
     return Candidates(*arrays, states)

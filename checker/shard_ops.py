@@ -17,12 +17,15 @@ action) over the whole level: the local engine's tie rule, hence the same traces
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .fingerprint import fingerprint
 from .invariant import StepProperty, record_broken_steps
+
+if TYPE_CHECKING:
+    from .kernel.visited_set import VisitedSet
 
 
 class Candidates(NamedTuple):
@@ -136,11 +139,19 @@ class KernelShard:
         names = self.kernel.invariant_names
         return {name: (viol >> names.index(name)) & 1 == 1 for name in self.invariant_names}
 
-    def expand(self, fps: np.ndarray, states: np.ndarray) -> Expanded:
-        """Every distinct successor of the frontier (`fps`, packed rows `states`)."""
+    def level_set(self, frontier: int) -> VisitedSet:
+        """An empty set of the successors seen in one level, for a frontier of this size."""
+        from .kernel.visited_set import VisitedSet
+
+        room = visited_room(self.kernel)
+        return VisitedSet(2 * frontier + room, room)
+
+    def expand(self, fps: np.ndarray, states: np.ndarray, seen: VisitedSet) -> Expanded:
+        """Every successor of the frontier (`fps`, packed rows `states`) not in `seen` (the
+        level's successors so far), which it joins."""
         from .kernel.expansion import expand_all
 
-        out = expand_all(self.kernel, states, fps, self.inv_mask, self.step_mask, self.perms)
+        out = expand_all(self.kernel, states, fps, self.inv_mask, self.step_mask, self.perms, seen)
         broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
                   for bit, name in enumerate(self.kernel.step_property_names) if out.step_parent[bit] >= 0}
         return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.viol.astype(np.int64), out.rows),
@@ -203,12 +214,16 @@ class PlainShard:
         """Per checked invariant, which entries of the violated-invariant bits `viol` have it."""
         return {inv.name: (viol >> bit) & 1 == 1 for bit, inv in enumerate(self.invariants)}
 
-    def expand(self, fps: np.ndarray, states: list) -> Expanded:
-        """Every distinct successor of the frontier (`fps`, encoded `states`), in ascending
-        parent order; each parent's actions in ascending order, so a successor's first route is
-        its smallest (parent fingerprint, action)."""
+    def level_set(self, frontier: int) -> set[int]:
+        """An empty set of the successors seen in one level."""
+        return set()
+
+    def expand(self, fps: np.ndarray, states: list, seen: set[int]) -> Expanded:
+        """Every successor of the frontier (`fps`, encoded `states`) not in `seen` (the level's
+        successors so far), which it joins; in ascending parent order, each parent's actions in
+        ascending order, so a successor's first route is its smallest (parent fingerprint,
+        action)."""
         model, reduce, kinds = self.model, self.reduce, {name: i for i, name in enumerate(self.kind_names)}
-        seen: set[int] = set()
         out_fps, parents, codes, viol, out_states = [], [], [], [], []
         fired: Counter = Counter()
         broken: dict = {}

@@ -61,8 +61,11 @@ class LevelReport(NamedTuple):
 
 PHASES = ("expand", "split", "exchange", "admit", "write")
 """A level's phases in a task: expanding its frontier; splitting the successors by owner (and
-dropping those it has visited); sending and receiving (mostly waiting for the slowest peer);
-admitting the candidates it owns; writing its routes."""
+dropping those it has visited) and queueing them for their owners; finishing the exchange
+(mostly waiting for the slowest peer); admitting the candidates it owns; writing its routes."""
+CHUNK = 1 << 16
+"""Frontier states expanded at a time: their candidates are on their way to their owners while
+the next chunk is expanded, and a level's expansion output is never all in memory at once."""
 
 
 def owner(fps, partitions: int, tasks: int):
@@ -178,40 +181,53 @@ class Shard:
             self.fps, self.states = fps[at], take_states(states, at)
 
     def level(self, depth: int, save_frontier: bool) -> LevelReport:
-        """Expand the frontier into level `depth` together with the other tasks; this task's
-        new states become its frontier."""
-        clock = [time.perf_counter()]
+        """Expand the frontier into level `depth` together with the other tasks, a chunk of
+        `CHUNK` states at a time in ascending fingerprint order, each chunk's candidates sent to
+        their owners as soon as it is expanded; this task's new states become its frontier."""
+        ops, seconds = self.ops, dict.fromkeys(PHASES, 0.0)
+        clock = time.perf_counter()
 
-        def lap():
-            clock.append(time.perf_counter())
+        def lap(phase: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            seconds[phase] += now - clock
+            clock = now
 
-        ops = self.ops
-        expanded = ops.expand(self.fps, self.states)
-        self.states = ops.empty()  # memory goes back as soon as it is done with: the old frontier,
-        generated, fired, broken = expanded.generated, expanded.fired, expanded.broken
-        lap()
-        blocks = self._by_owner(expanded.candidates)
-        del expanded  # ... the expansion's output arrays,
-        own = blocks[self.index]
-        own = own.take(np.flatnonzero(~ops.known(own.fps)))  # already visited here: nothing to decide
-        lap()
-        received = self.mesh.exchange({peer: blocks[peer] for peer in self.mesh.peers})
-        del blocks  # ... the candidates sent,
-        lap()
-        new = self._admitted([own, *received])
-        del own, received  # ... and those admitted
-        lap()
+        fps, states = self.fps, self.states
+        self.states = ops.empty()  # memory goes back as soon as it is done with
+        order = np.argsort(fps)
+        seen = ops.level_set(len(fps))
+        exchange = self.mesh.level()
+        own, generated, fired, broken = [], 0, np.zeros(ops.kinds, np.int64), {}
+        for lo in range(0, max(len(fps), 1), CHUNK):
+            chunk = order[lo:lo + CHUNK]
+            expanded = ops.expand(fps[chunk], take_states(states, chunk), seen)
+            generated, fired = generated + expanded.generated, fired + expanded.fired
+            for name, step in expanded.broken.items():
+                broken[name] = min(step, broken.get(name, step))
+            lap("expand")
+            blocks = self._by_owner(expanded.candidates)
+            mine = blocks[self.index]
+            own.append(mine.take(np.flatnonzero(~ops.known(mine.fps))))  # visited here: nothing to decide
+            for peer in self.mesh.peers:
+                exchange.send(peer, blocks[peer])
+            lap("split")
+        del fps, states, seen, expanded, blocks, mine
+        received = exchange.finish()
+        lap("exchange")
+        new = self._admitted([*own, *received])
+        del own, received
+        lap("admit")
         files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
         if save_frontier:
             files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
         self.fps, self.states = new.fps, new.states
         violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
         by_kind = np.bincount(ops.kind_of(new.codes), minlength=ops.kinds) if len(new.fps) else np.zeros(ops.kinds)
-        lap()
-        phases = tuple(b - a for a, b in zip(clock, clock[1:]))
-        return LevelReport(len(new.fps), generated, tuple(fired.tolist()),
-                           tuple(int(n) for n in by_kind), violations, broken, len(ops),
-                           sum(phases) - phases[2], phases)
+        lap("write")
+        return LevelReport(len(new.fps), generated, tuple(fired.tolist()), tuple(int(n) for n in by_kind), violations,
+                           broken, len(ops), sum(seconds.values()) - seconds["exchange"],
+                           tuple(seconds[phase] for phase in PHASES))
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
         """`found` split by owning task, each part in its original (ascending parent) order."""
@@ -222,9 +238,10 @@ class Shard:
         return [grouped.part(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
 
     def _admitted(self, blocks: list[Candidates]) -> Candidates:
-        """Admit the candidates of `blocks` (each in ascending parent order, parents disjoint
-        between blocks) in ascending parent order, so that each new state keeps its smallest
-        (parent, action); the new ones."""
+        """Admit the candidates of `blocks` in ascending parent order, so that each new state
+        keeps its smallest (parent, action); the new ones. (Each block is in ascending parent
+        order and a parent's successors are all in one block, so a stable sort of the parents
+        merges the blocks' runs.)"""
         fps = np.concatenate([b.fps for b in blocks])
         order = np.argsort(np.concatenate([b.parents for b in blocks]), kind="stable")  # merges sorted runs
         new = np.zeros(len(fps), bool)
