@@ -27,6 +27,7 @@ others to their owners, receive theirs, and admit everything in ascending parent
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import shutil
@@ -85,6 +86,7 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
     (index,) = list(records)  # read to the end, or Spark will not reuse this Python worker
     gc.disable()  # states and arrays are acyclic: a collection would only cost time
     gc.freeze()
+    return_big_blocks_to_the_system()
     conn = no_delay(Client(tuple(coordinator), authkey=authkey))
     own = listener(local_address(tuple(coordinator)), tasks, authkey)
     scratch = mesh = None
@@ -118,6 +120,23 @@ def search_task(records, *, coordinator, authkey: bytes, tasks: int, partitions:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     yield index
+
+
+M_MMAP_THRESHOLD = -3
+"""glibc's mallopt parameter: allocations at least this large are mapped, and unmapped when freed."""
+
+
+def return_big_blocks_to_the_system() -> None:
+    """Make every allocation of 1 MiB or more a memory mapping of its own (glibc), so that the
+    memory of a freed chunk of candidates goes back to the system at once. By default glibc
+    raises that threshold as big blocks are freed and serves later ones from per-thread heaps
+    that keep the memory: with the exchange's reader threads that doubled a task's resident
+    memory on the fetch model (3.5 GB against 1.7 GB per task at 40 M states). No effect where
+    the C library is not glibc."""
+    try:
+        ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, 1 << 20)
+    except (OSError, AttributeError):
+        pass
 
 
 def _tell(conn, message) -> None:
