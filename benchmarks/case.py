@@ -1,7 +1,7 @@
 """One benchmark run, in its own process so its peak RSS and wall time are its own:
 
     python -m benchmarks.case --model spec --variant kip320 --bounds replicas=3,max-epoch=2 \
-                              [--symmetry] [--engine local|spark] [--all-invariants]
+                              [--symmetry] [--engine local|spark] [--all-invariants] [--memory-budget-mb N]
 
 Prints one JSON object: distinct and generated states, depth, seconds spent loading or
 compiling the kernel, search seconds, generated states per second, peak RSS and peak RSS per
@@ -45,8 +45,10 @@ def parse_bounds(text: str) -> dict:
 @click.option("--partitions", type=int, default=2)
 @click.option("--all-invariants", is_flag=True,
               help="check every invariant that applies to the model (ghost state kept); default: none")
+@click.option("--memory-budget-mb", "memory_budget", type=int, default=None,
+              help="Spark only: MiB for each task's in-memory visited set (the rest spills to disk)")
 @click.option("--compile-only", is_flag=True, help="only load (or compile) the model's kernel, and report its seconds")
-def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, compile_only):
+def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, memory_budget, compile_only):
     """Run one exploration to the end and print its figures as JSON."""
     started = time.perf_counter()
     from checker.engines import engine_session
@@ -65,7 +67,8 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
         print(json.dumps({"import_seconds": round(imported - started, 3), "kernel_seconds": round(compiled - imported, 3)}))
         return
     samples = []
-    with engine_session(engine, master=master, partitions=partitions) as explore, TreePeak() as tree:
+    budget = memory_budget * 2**20 if memory_budget else None
+    with engine_session(engine, master=master, partitions=partitions, memory_budget=budget) as explore, TreePeak() as tree:
         before = peak_rss_bytes()
         result = explore(model, invariants, stop_at_first=False, symmetry=symmetry,
                          on_level=lambda stats, frontier: samples.append(resident_bytes()))

@@ -71,9 +71,10 @@ class StepProperty:
 
 
 def applies(prop: Invariant | StepProperty, model) -> bool:
-    """The property means something for this model instance (see `only_when`): an ISR
-    invariant, say, has nothing to read under a majority quorum."""
-    return prop.only_when is None or prop.only_when(dict(model.parameters()))
+    """The property means something for this model instance (see `only_when`, asked with the
+    model's parameters and its variant): an ISR invariant, say, has nothing to read under a
+    majority quorum."""
+    return prop.only_when is None or prop.only_when({**model.parameters(), "variant": getattr(model, "variant", None)})
 
 
 def scope(prop: Invariant | StepProperty) -> str | None:

@@ -16,9 +16,10 @@ from checker.invariant import Invariant, StepProperty
 from checker.kernel.jit import kernel
 from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
-from model.fetch.layout import (acked_epoch, acked_offset, alive, committed_epoch, committed_offset, consumer_hw,
-                                controller_isr, controller_leader, epoch, ghost_records, has_record, hw, isr, leader,
-                                leo, member, record_id, remote_leo, same_record)
+from model.fetch.layout import (KIP966, RUNNING, acked_epoch, acked_offset, alive, committed_epoch, committed_offset,
+                                consumer_hw, controller_isr, controller_leader, controller_offline, elr, epoch,
+                                ghost_records, has_record, hw, isr, last_stop, leader, leo, member, record_id,
+                                remote_leo, same_record)
 from model.fetch.state import NONE
 
 
@@ -278,6 +279,27 @@ def strong_isr(s, lay):
 
 
 @kernel
+def elr_holds_committed(s, lay):
+    """Every ELR member the controller could elect (up, not known dead, registered since its
+    last stop) holds every committed record at its offset.
+
+    A failure means a KIP-966 election from the ELR could pick a replica that lacks a record
+    consumers could already read: the strict min-ISR rule did not keep the ELR complete."""
+    if lay.variant != KIP966:
+        return True
+    for r in range(lay.replicas):
+        if not member(elr(s, lay), r) or not alive(s, lay, r) or member(controller_offline(s, lay), r):
+            continue
+        if last_stop(s, lay, r) != RUNNING:
+            continue
+        for rid in range(ghost_records(lay)):
+            offset = committed_offset(s, lay, rid)
+            if offset >= 0 and not has_record(s, lay, r, offset, rid, committed_epoch(s, lay, rid)):
+                return False
+    return True
+
+
+@kernel
 def violations(s, lay, selected):
     """The invariants among `selected` (bit i: the i-th of `STATE_INVARIANTS`) that `s` violates."""
     mask = 0
@@ -301,6 +323,8 @@ def violations(s, lay, selected):
         mask |= 256
     if selected & 512 and not no_duplicates(s, lay):
         mask |= 512
+    if selected & 1024 and not elr_holds_committed(s, lay):
+        mask |= 1024
     return mask
 
 
@@ -343,6 +367,11 @@ def kafka_isr(parameters: dict) -> bool:
     return parameters.get("quorum", "isr") == "isr"
 
 
+def eligible_leader_replicas(parameters: dict) -> bool:
+    """KIP-966's ELR, which only `--variant kip966` has: true for that variant."""
+    return parameters.get("variant") == "kip966"
+
+
 def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None) -> Invariant:
     return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate,
                      only_when=only_when)
@@ -360,6 +389,8 @@ STATE_INVARIANTS = (
                only_when=kafka_isr),
     _invariant("in-order", "the true leader's log holds the producer's records in send order", in_order),
     _invariant("no-duplicates", "no record is twice in the true leader's log", no_duplicates),
+    _invariant("elr-holds-committed", "every electable ELR member holds every committed record", elr_holds_committed,
+               True, only_when=eligible_leader_replicas),
 )
 """In the order of their bits in `violations`."""
 

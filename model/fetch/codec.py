@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from .bounds import FetchConfig
-from .layout import (ALIVE, C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES,
+from .layout import (ALIVE, CLEAN_STOP, CLEAN_STOPS, ELR_SET, LAST_LEADER, RUNNING, UNCLEAN_STOP, UNCLEAN_STOPS,
+                     C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES,
                      DIVERGING, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER,
                      FETCH_OFFSET, FLUSHED, HEADER, HW, IDLE, ISR, LEADER, LEO, LOG, NEXT_RECORD_ID, NOT_SENT,
                      PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, REQUEST_SLOTS, RESPONSE, SEND_SLOTS, FetchLayout,
                      fetch_layout)
 from .state import (APPENDED, FAILED, NO_FETCH, UNSENT, Broker, Controller, FetchRequest, FetchResponse, FetchState,
-                    LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record)
+                    NONE, LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record)
 
 
 def _records(row: np.ndarray, at: int, records) -> None:
@@ -67,6 +68,23 @@ def _producer(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
         row[lay.requests_at + REQUEST_SLOTS * i:lay.requests_at + REQUEST_SLOTS * (i + 1)] = (q.record + 1, q.leader)
 
 
+def _elr(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
+    """Write kip966's ELR block: the controller's ELR and last known leader, and each broker's
+    last stop not yet registered (a state of another variant has none of them)."""
+    c = state.controller
+    stops = [b.last_stop for b in state.brokers]
+    if lay.elr_at == lay.broker_base:
+        if c.elr or c.last_leader != NONE or any(stops):
+            raise ValueError("a state with eligible leader replicas needs a kip966 model")
+        return
+    if not all(RUNNING <= how <= UNCLEAN_STOP for how in stops):
+        raise ValueError(f"unknown last stop among {stops}")
+    clean = sum(1 << r for r, how in enumerate(stops) if how == CLEAN_STOP)
+    unclean = sum(1 << r for r, how in enumerate(stops) if how == UNCLEAN_STOP)
+    row[[lay.elr_at + ELR_SET, lay.elr_at + LAST_LEADER, lay.elr_at + CLEAN_STOPS, lay.elr_at + UNCLEAN_STOPS]] = (
+        c.elr, c.last_leader + 1, clean, unclean)
+
+
 def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
     """The state as a packed row (see `model.fetch.layout`)."""
     row = np.zeros(lay.width, np.int8)
@@ -82,6 +100,7 @@ def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
     elif state.pending or state.acked or state.committed or state.consumer_hw:
         raise ValueError("a state with ghost variables needs a model built with ghost on")
     _producer(row, state, lay)
+    _elr(row, state, lay)
     for r, b in enumerate(state.brokers):
         at = lay.broker_base + r * lay.broker_stride
         row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
@@ -135,6 +154,8 @@ def _producer_view(v: list, lay: FetchLayout) -> tuple[tuple, tuple]:
 def decode(row, lay: FetchLayout) -> FetchState:
     """The readable state a packed row stands for."""
     v = row.tolist() if hasattr(row, "tolist") else list(row)
+    kip966 = lay.elr_at != lay.broker_base
+    clean, unclean = (v[lay.elr_at + CLEAN_STOPS], v[lay.elr_at + UNCLEAN_STOPS]) if kip966 else (0, 0)
     brokers = []
     for r in range(lay.replicas):
         at = lay.broker_base + r * lay.broker_stride
@@ -144,8 +165,10 @@ def decode(row, lay: FetchLayout) -> FetchState:
         remote = tuple(v[at + lay.remote_at:at + lay.remote_at + lay.replicas])
         brokers.append(Broker(v[at + ALIVE] == 1, log, v[at + FLUSHED], v[at + CHECKPOINT],
                               _pairs(v, at + lay.cache_at, v[at + CACHE_SIZE]), v[at + HW], v[at + EPOCH],
-                              v[at + LEADER], v[at + ISR], remote, _message(v, at, lay), inbox))
-    controller = Controller(v[C_EPOCH], v[C_LEADER], v[C_ISR], v[C_OFFLINE])
+                              v[at + LEADER], v[at + ISR], remote, _message(v, at, lay), inbox,
+                              CLEAN_STOP if clean >> r & 1 else UNCLEAN_STOP if unclean >> r & 1 else RUNNING))
+    controller = Controller(v[C_EPOCH], v[C_LEADER], v[C_ISR], v[C_OFFLINE],
+                            *((v[lay.elr_at + ELR_SET], v[lay.elr_at + LAST_LEADER] - 1) if kip966 else ()))
     producer, requests = _producer_view(v, lay)
     if not lay.ghost:
         return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], producer=producer,
@@ -159,7 +182,8 @@ def decode(row, lay: FetchLayout) -> FetchState:
 
 def fitting_layout(*states: FetchState) -> FetchLayout:
     """A ghost-keeping layout large enough to hold every one of `states`, for evaluating
-    predicates on readable states whose bounds are not at hand."""
+    predicates on readable states whose bounds are not at hand (with kip966's ELR block when
+    any state has something in it)."""
     ids, epochs, lengths, caches = [0], [1], [1], [0]
     for state in states:
         c = state.controller
@@ -176,4 +200,6 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
     config = FetchConfig(len(states[0].brokers), max(lengths), max(ids), max(max(epochs), max(caches) - 1),
                          max(s.crashes for s in states), "all", 1, False, "sync",
                          retries=any(s.producer for s in states))
-    return fetch_layout(config, "hw", ghost=True)
+    elr = any(s.controller.elr or s.controller.last_leader != NONE or any(b.last_stop for b in s.brokers)
+              for s in states)
+    return fetch_layout(config, "kip966" if elr else "hw", ghost=True)

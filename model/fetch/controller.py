@@ -9,6 +9,10 @@ Kafka elects the first live ISR member in the partition's replica assignment ord
 differs from partition to partition; so an election here is a choice among every live ISR
 member (each choice is its own step), which covers every assignment order and prefers no
 replica id.
+
+Under kip966 the controller also keeps the eligible leader replicas (`model.fetch.elr`): a dead
+broker leaves the ISR even when it is the last member, elections may pick from the ELR, and a
+broker's registration after a restart tells the controller whether it shut down cleanly.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
+from .elr import elr_after, elr_after_election, elr_candidates, record_elr, registered
 from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, NO_LEADER
-from .layout import (alive, controller_epoch, controller_isr, controller_leader, controller_offline, crashes, deliver,
-                     epoch, has_request, member, set_controller, set_controller_offline)
+from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader, controller_offline,
+                     crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
+                     set_controller_offline, set_last_stop)
 from .state import NO_EPOCH, NONE
-from .variants import majority_quorum
+from .variants import eligible_leaders, majority_quorum
 
 
 @kernel
@@ -30,50 +36,56 @@ def leader_arg(ldr):
 
 
 @kernel
-def controller_update(t, lay, ldr, new_isr, offline):
-    """A new leader epoch with this leader and ISR is recorded and sent to every live broker
-    (callers check that epochs remain)."""
+def controller_update(s, t, lay, ldr, new_isr, new_elr, offline):
+    """A new leader epoch with this leader and ISR (and under kip966 this ELR) is recorded and
+    sent to every live broker that has registered (callers check that epochs remain)."""
     e = controller_epoch(t, lay) + 1
     set_controller(t, lay, e, ldr, new_isr, offline)
+    record_elr(s, t, lay, new_elr)
     for r in range(lay.replicas):
-        if alive(t, lay, r):
+        if alive(t, lay, r) and registered(t, lay, r):
             deliver(t, lay, r, e, ldr, new_isr)
 
 
 @kernel
 def live(s, lay, offline):
-    """The replicas that are up and not among the brokers the controller knows are dead."""
+    """The replicas that are up, not among the brokers the controller knows are dead, and
+    (under kip966) registered since their last stop: the unfenced ones."""
     replicas = 0
     for r in range(lay.replicas):
-        if alive(s, lay, r) and not member(offline, r):
+        if alive(s, lay, r) and not member(offline, r) and registered(s, lay, r):
             replicas |= 1 << r
     return replicas
 
 
 @kernel
-def candidates(s, lay, isr, offline):
-    """Whom an election may pick: the live ISR members; if none, with unclean election on, the
-    live replicas (all outside the ISR); else nobody (the partition goes offline)."""
+def candidates(s, lay, isr, new_elr, offline):
+    """Whom an election may pick: the live ISR members (under kip966, if the ISR is empty, an
+    unfenced ELR member or the last known leader: `elr.elr_candidates`); if none, with unclean
+    election on, the live replicas; else nobody (the partition goes offline)."""
     up = live(s, lay, offline)
-    if isr & up:
-        return isr & up
+    choice = elr_candidates(s, lay, isr, new_elr, up) if eligible_leaders(lay) else isr & up
+    if choice:
+        return choice
     return up if lay.unclean else 0
 
 
 @kernel
-def elect(s, lay, out, acts, n, kind, noticed, isr, offline):
+def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
     """One successor per election outcome, each taken by action (kind, noticed broker, new
     leader): every candidate (a replica elected from outside the ISR becomes the whole ISR),
-    or, with no candidate, the partition offline with the ISR unchanged."""
-    choice = candidates(s, lay, isr, offline)
+    or, with no candidate, the partition offline with the ISR unchanged. `isr` and `new_elr`
+    are the controller's ISR and ELR before the election."""
+    choice = candidates(s, lay, isr, new_elr, offline)
     if choice == 0:
         t = emit(s, out, acts, n, action_code(kind, noticed, NO_LEADER, 0))
-        controller_update(t, lay, NONE, isr, offline)
+        controller_update(s, t, lay, NONE, isr, new_elr, offline)
         return n + 1
     for r in range(lay.replicas):
         if member(choice, r):
             t = emit(s, out, acts, n, action_code(kind, noticed, r, 0))
-            controller_update(t, lay, r, isr if member(isr, r) else 1 << r, offline)
+            controller_update(s, t, lay, r, isr if member(isr, r) else 1 << r,
+                              elr_after_election(lay, r, isr, new_elr), offline)
             n += 1
     return n
 
@@ -81,7 +93,8 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, offline):
 @kernel
 def controller_notice_failure(s, lay, out, acts, n):
     """The controller notices that broker r died: it leaves the ISR (unless it is the last member,
-    as Kafka keeps it), and if it led, or the partition was offline, a new leader is elected;
+    as Kafka keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
+    min.insync.replicas), and if it led, or the partition was offline, a new leader is elected;
     either way a new epoch is sent. (Not under a majority quorum, which has no ISR and elects by
     votes.)"""
     if majority_quorum(lay) or controller_epoch(s, lay) >= lay.max_epoch:
@@ -91,12 +104,13 @@ def controller_notice_failure(s, lay, out, acts, n):
         if alive(s, lay, r) or member(offline, r):
             continue
         me = 1 << r
-        shrunk = isr & ~me if isr & ~me else isr
+        shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
+        new_elr = elr_after(s, lay, shrunk, 0)
         if ldr == r or ldr == NONE:
-            n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, offline | me)
+            n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, new_elr, offline | me)
         else:
             t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, ldr, 0))
-            controller_update(t, lay, ldr, shrunk, offline | me)
+            controller_update(s, t, lay, ldr, shrunk, new_elr, offline | me)
             n += 1
     return n
 
@@ -113,28 +127,53 @@ def waiting(s, lay, r):
 @kernel
 def controller_notice_restart(s, lay, out, acts, n):
     """The controller notices that broker r is back (it knows no epoch and has no request to
-    handle). If the partition is offline, or r was its leader (it restarted before the
-    controller noticed it had died), a leader is elected in a new epoch: a restarted broker never
-    resumes leadership in an old epoch, since it may have lost records of it. Otherwise, or when
-    nobody can be elected, r is sent the current LeaderAndIsr. Under a majority quorum nobody
-    is elected here (elections are votes, `election.win_election`): r is sent the current
-    leader, unless r was that leader, which waits for the next election."""
-    ldr, isr, e = controller_leader(s, lay), controller_isr(s, lay), controller_epoch(s, lay)
+    handle): r registers. Under kip966 the registration says whether r shut down cleanly; if
+    not, r leaves the ISR and the ELR. If the partition is offline, or r was its leader (it
+    restarted before the controller noticed it had died), a leader is elected in a new epoch: a
+    restarted broker never resumes leadership in an old epoch, since it may have lost records
+    of it. Otherwise, or when nobody can be elected, r is sent the current LeaderAndIsr (in a
+    new epoch if r left the ISR). Under a majority quorum nobody is elected here (elections are
+    votes, `election.win_election`): r is sent the current leader, unless r was that leader,
+    which waits for the next election."""
+    ldr, e = controller_leader(s, lay), controller_epoch(s, lay)
     for r in range(lay.replicas):
         if not (alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0):
             continue
         if waiting(s, lay, r):
             continue
-        offline = controller_offline(s, lay) & ~(1 << r)
+        me = 1 << r
+        offline = controller_offline(s, lay) & ~me
+        unclean = me if last_stop(s, lay, r) == UNCLEAN_STOP else 0
+        isr = controller_isr(s, lay) & ~unclean
+        new_elr = elr_after(s, lay, isr, unclean) if unclean else elr(s, lay) if eligible_leaders(lay) else 0
+        u = registering(s, lay, r)
         if majority_quorum(lay):
             if ldr == r:
                 continue
-        elif (ldr == r or ldr == NONE) and candidates(s, lay, isr, offline):
+        elif (ldr == r or ldr == NONE) and candidates(u, lay, isr, new_elr, offline):
             if e < lay.max_epoch:
-                n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_RESTART, r, isr, offline)
+                n = elect(u, lay, out, acts, n, CONTROLLER_NOTICE_RESTART, r, isr, new_elr, offline)
             continue
-        t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_RESTART, r, leader_arg(ldr), 0))
+        elif isr != controller_isr(s, lay):
+            if e < lay.max_epoch:
+                t = emit(u, out, acts, n, action_code(CONTROLLER_NOTICE_RESTART, r, leader_arg(ldr), 0))
+                controller_update(u, t, lay, ldr, isr, new_elr, offline)
+                n += 1
+            continue
+        t = emit(u, out, acts, n, action_code(CONTROLLER_NOTICE_RESTART, r, leader_arg(ldr), 0))
         set_controller_offline(t, lay, offline)
-        deliver(t, lay, r, e, ldr, isr)
+        record_elr(u, t, lay, new_elr)
+        deliver(t, lay, r, e, ldr, controller_isr(s, lay))
         n += 1
     return n
+
+
+@kernel
+def registering(s, lay, r):
+    """A copy of s in which the controller has seen broker r register (under kip966 it no
+    longer waits to learn how r stopped); s itself outside kip966, which keeps no such record."""
+    if not eligible_leaders(lay):
+        return s
+    u = s.copy()
+    set_last_stop(u, lay, r, RUNNING)
+    return u

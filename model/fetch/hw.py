@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .layout import alive, controller_epoch, controller_leader, epoch, hw, isr, known_leo, leader, leo, member, set_hw
+from .layout import (alive, controller_epoch, controller_leader, epoch, hw, isr, known_leo, leader, leo, member, set_hw,
+                     size)
 from .quorum import majority_hw
-from .variants import majority_quorum
+from .variants import majority_quorum, strict_min_isr
 
 
 @kernel
@@ -38,7 +39,10 @@ def advance_hw(t, lay, r):
     """Leader r recomputes its HW: by its ISR (`isr_hw`), or under a majority quorum by what a
     majority holds (`quorum.majority_hw`). It never moves backwards while the replica stays
     leader. Kafka recomputes it on a produce append, a follower fetch, becoming leader and an
-    ISR change; callers do so on exactly those steps."""
+    ISR change; callers do so on exactly those steps. From Kafka 3.7 it stays put while the ISR
+    is below min.insync.replicas (`variants.strict_min_isr`)."""
+    if strict_min_isr(lay) and size(isr(t, lay, r)) < lay.min_insync:
+        return
     target = majority_hw(t, lay, r) if majority_quorum(lay) else isr_hw(t, lay, r)
     if target > hw(t, lay, r):
         set_hw(t, lay, r, target)

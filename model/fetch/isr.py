@@ -5,6 +5,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
+from .elr import elr_after, record_elr
 from .hw import advance_hw, is_true_leader
 from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
 from .layout import cache_size, cache_start, hw, isr, leo, member, remote_leo, set_controller_isr, set_isr, size
@@ -12,11 +13,13 @@ from .variants import fenced, majority_quorum
 
 
 @kernel
-def write_isr(t, lay, ldr, new_isr):
+def write_isr(s, t, lay, ldr, new_isr):
     """The true leader adopts `new_isr`, records it at the controller (the write succeeds since
-    it leads the controller's epoch), and recomputes its HW."""
+    it leads the controller's epoch; under kip966 the controller's ELR follows, with no new
+    epoch), and recomputes its HW."""
     set_isr(t, lay, ldr, new_isr)
     set_controller_isr(t, lay, new_isr)
+    record_elr(s, t, lay, elr_after(s, lay, new_isr, 0))
     advance_hw(t, lay, ldr)
 
 
@@ -49,7 +52,7 @@ def leader_shrink_isr(s, lay, out, acts, n):
         for f in range(lay.replicas):
             if member(view, f) and f != ldr and remote_leo(s, lay, ldr, f) < leo(s, lay, ldr):
                 t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
-                write_isr(t, lay, ldr, view & ~(1 << f))
+                write_isr(s, t, lay, ldr, view & ~(1 << f))
                 n += 1
     return n
 
@@ -71,6 +74,6 @@ def leader_expand_isr(s, lay, out, acts, n):
             if fenced(lay) and known < epoch_start(s, lay, ldr):
                 continue
             t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
-            write_isr(t, lay, ldr, view | (1 << f))
+            write_isr(s, t, lay, ldr, view | (1 << f))
             n += 1
     return n

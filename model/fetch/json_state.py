@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import (NO_FETCH, SEND_STATUSES, Broker, Controller, FetchRequest, FetchResponse,
+from .state import (NO_FETCH, NONE, SEND_STATUSES, STOPS, Broker, Controller, FetchRequest, FetchResponse,
                     FetchState, LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record, members, replica_set)
 
 
@@ -25,7 +25,8 @@ def _message(msg) -> dict | None:
 
 def state_to_json(state: FetchState) -> dict[str, Any]:
     """The state as JSON data: replica ids 0-based, `null` for no leader, sets as lists. The
-    retrying producer's view is written only when there is one (`--retries`)."""
+    retrying producer's view is written only when there is one (`--retries`), and kip966's
+    ELR, last known leader and brokers' last stops only when they say something."""
     data = {
         "brokers": [{
             "alive": b.alive, "log": [list(x) for x in b.log], "flushed": b.flushed, "checkpoint": b.checkpoint,
@@ -43,6 +44,11 @@ def state_to_json(state: FetchState) -> dict[str, Any]:
         "committed": [[o, list(x)] for o, x in state.committed],
         "consumer_hw": state.consumer_hw,
     }
+    c = state.controller
+    if c.elr or c.last_leader != NONE or any(b.last_stop for b in state.brokers):
+        data["controller"].update(elr=list(members(c.elr)), last_leader=_optional(c.last_leader))
+        for b, entry in zip(state.brokers, data["brokers"]):
+            entry["last_stop"] = STOPS[b.last_stop]
     if state.producer:
         data["producer"] = [{"status": SEND_STATUSES[p.status], "leader": _optional(p.leader),
                              "epoch": _optional(p.epoch), "offset": _optional(p.offset),
@@ -77,6 +83,13 @@ def _producer_record(value: Any) -> ProducerRecord:
                           _optional_int(value["offset"]), _optional_int(value["record_epoch"]))
 
 
+def _stop(value: Any) -> int:
+    """A broker's last stop by name ('running' when absent: trace files of other variants)."""
+    if value not in STOPS:
+        raise ValueError(f"unknown last stop {value!r} (one of {', '.join(STOPS)})")
+    return STOPS.index(value)
+
+
 def _fetch(value: Any):
     if value is None:
         return NO_FETCH
@@ -99,12 +112,14 @@ def state_from_json(data: Any, replicas: int) -> FetchState:
             _fetch(b["fetch"]),
             tuple(LeaderAndIsr(_int(q["epoch"]), _optional_int(q["leader"]), replica_set(map(_int, q["isr"])))
                   for q in b["inbox"]),
+            _stop(b.get("last_stop", "running")),
         ) for b in data["brokers"])
         if len(brokers) != replicas:
             raise ValueError(f"state has {len(brokers)} brokers, the bounds say {replicas}")
         c = data["controller"]
         controller = Controller(_int(c["epoch"]), _optional_int(c["leader"]), replica_set(map(_int, c["isr"])),
-                                replica_set(map(_int, c["offline"])))
+                                replica_set(map(_int, c["offline"])), replica_set(map(_int, c.get("elr", ()))),
+                                _optional_int(c.get("last_leader")))
         pending = tuple(Pending(_int(p["offset"]), _record(p["record"]), _int(p["leader"]), _int(p["epoch"]))
                         for p in data["pending"])
         producer = tuple(_producer_record(p) for p in data.get("producer", ()))  # absent without --retries

@@ -11,6 +11,10 @@ accessors below (the only code that knows offsets).
                 it is APPENDED the answering leader, its epoch, the offset and the record's
                 epoch; then the produce requests in flight in send order, each (record id + 1,
                 leader), 0 meaning "none"
+    elr         (only under kip966; no slots otherwise) the controller's eligible leader
+                replicas (a replica set), its last known leader + 1 (0: none), and the brokers
+                whose last stop was clean, and those whose last stop was unclean, that the
+                controller has not yet seen register again (two replica sets)
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
                 (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
                 record count); the epoch cache's size; then
@@ -52,8 +56,13 @@ NOT_SENT = 0
 
 ACKS = ("0", "1", "all")
 ACKS_0, ACKS_1, ACKS_ALL = range(3)
-VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320")
-HW_TRUNCATION, KIP101, KIP279, KIP320 = range(4)
+VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320", "kafka37", "kip966")
+HW_TRUNCATION, KIP101, KIP279, KIP320, KAFKA37, KIP966 = range(6)
+ELR_SET, LAST_LEADER, CLEAN_STOPS, UNCLEAN_STOPS, ELR_SLOTS = range(5)
+"""The slots of the ELR block (kip966 only), and how many there are."""
+RUNNING, CLEAN_STOP, UNCLEAN_STOP = range(3)
+"""How a broker last stopped, as far as the controller has yet to learn: it has registered
+since (or never stopped), it shut down cleanly, or it crashed (no clean-shutdown marker)."""
 QUORUMS = ("isr", "majority", "majority-naive")
 ISR_QUORUM, MAJORITY, MAJORITY_NAIVE = range(3)
 
@@ -84,6 +93,7 @@ class FetchLayout(NamedTuple):
     committed_base: int
     producer_base: int
     requests_at: int
+    elr_at: int
     broker_base: int
     broker_stride: int
     fetched_at: int
@@ -102,7 +112,8 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     committed_base = acked_base + 2 * records
     producer_base = committed_base + 2 * records
     requests_at = producer_base + SEND_SLOTS * sends
-    broker_base = requests_at + REQUEST_SLOTS * sends
+    elr_at = requests_at + REQUEST_SLOTS * sends
+    broker_base = elr_at + (ELR_SLOTS if variant == "kip966" else 0)
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
@@ -113,7 +124,7 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
                        ACKS.index(config.acks), config.min_insync_replicas, int(config.unclean_leader_election),
                        int(config.flush == "async"), QUORUMS.index(config.quorum), int(config.retries),
                        config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant), int(ghost), width,
-                       acked_base, committed_base, producer_base, requests_at, broker_base, stride, fetched_at,
+                       acked_base, committed_base, producer_base, requests_at, elr_at, broker_base, stride, fetched_at,
                        cache_at, remote_at, inbox_at)
 
 
@@ -209,6 +220,53 @@ def set_controller_isr(t, lay, isr):
 def set_controller_offline(t, lay, offline):
     """The controller's set of brokers noticed dead becomes `offline`."""
     t[C_OFFLINE] = offline
+
+
+# ----- eligible leader replicas (KIP-966; kip966 only) ----------------------------------------------
+
+
+@kernel
+def elr(s, lay):
+    """The controller's eligible leader replicas: replicas out of the ISR that hold every
+    committed record, since they left it while the ISR was below min.insync.replicas."""
+    return s[lay.elr_at + ELR_SET]
+
+
+@kernel
+def set_elr(t, lay, replicas):
+    """The controller's ELR becomes `replicas`."""
+    t[lay.elr_at + ELR_SET] = replicas
+
+
+@kernel
+def last_known_leader(s, lay):
+    """The leader the partition had when its ISR last became empty (NONE: none kept)."""
+    return s[lay.elr_at + LAST_LEADER] - 1
+
+
+@kernel
+def set_last_known_leader(t, lay, r):
+    """The controller keeps r as the last known leader (NONE: forgets it)."""
+    t[lay.elr_at + LAST_LEADER] = r + 1
+
+
+@kernel
+def last_stop(s, lay, r):
+    """How broker r last stopped, until the controller sees it register again: RUNNING,
+    CLEAN_STOP or UNCLEAN_STOP (always RUNNING outside kip966, which has no such record)."""
+    if lay.variant != KIP966:
+        return RUNNING
+    if member(s[lay.elr_at + CLEAN_STOPS], r):
+        return CLEAN_STOP
+    return UNCLEAN_STOP if member(s[lay.elr_at + UNCLEAN_STOPS], r) else RUNNING
+
+
+@kernel
+def set_last_stop(t, lay, r, how):
+    """Broker r's last stop becomes `how` (RUNNING: the controller saw it register)."""
+    bit = 1 << r
+    t[lay.elr_at + CLEAN_STOPS] = (t[lay.elr_at + CLEAN_STOPS] & ~bit) | (bit if how == CLEAN_STOP else 0)
+    t[lay.elr_at + UNCLEAN_STOPS] = (t[lay.elr_at + UNCLEAN_STOPS] & ~bit) | (bit if how == UNCLEAN_STOP else 0)
 
 
 # ----- one broker: disk and memory -----------------------------------------------------------------

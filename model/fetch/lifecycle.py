@@ -5,12 +5,13 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
-from .kinds import CHECKPOINT_HW, CRASH, FLUSH, RESTART
-from .layout import (IDLE, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes, drop_requests_up_to,
+from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART
+from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes, drop_requests_up_to,
                      fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint, set_flushed, set_hw,
-                     set_remote_leo, set_view, truncate)
+                     set_last_stop, set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
+from .variants import eligible_leaders
 
 
 @kernel
@@ -31,22 +32,49 @@ def lose_memory(t, lay, r):
 
 
 @kernel
+def go_down(t, lay, r, how):
+    """Broker r stops (`how`: CLEAN_STOP or UNCLEAN_STOP, which kip966's controller learns when r
+    registers again): it loses its memory and its unflushed records, and in-flight fetches and
+    produce requests to r are dropped. Every stop counts against --max-crashes."""
+    lose_memory(t, lay, r)
+    for f in range(lay.replicas):
+        if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
+            clear_fetch(t, lay, f)
+    close_connections(t, lay, r)
+    count_crash(t, lay)
+    if eligible_leaders(lay):
+        set_last_stop(t, lay, r, how)
+
+
+@kernel
 def crash(s, lay, out, acts, n):
-    """Broker r crashes (while crashes remain in the bounds): it loses its memory and its
-    unflushed records, and in-flight fetches and produce requests to r are dropped."""
+    """Broker r crashes (while crashes remain in the bounds): an unclean shutdown, with no
+    clean-shutdown marker left on disk."""
     if crashes(s, lay) >= lay.max_crashes:
         return n
     for r in range(lay.replicas):
-        if not alive(s, lay, r):
-            continue
-        t = emit(s, out, acts, n, action_code(CRASH, r, 0, 0))
-        lose_memory(t, lay, r)
-        for f in range(lay.replicas):
-            if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
-                clear_fetch(t, lay, f)
-        close_connections(t, lay, r)
-        count_crash(t, lay)
-        n += 1
+        if alive(s, lay, r):
+            t = emit(s, out, acts, n, action_code(CRASH, r, 0, 0))
+            go_down(t, lay, r, UNCLEAN_STOP)
+            n += 1
+    return n
+
+
+@kernel
+def clean_shutdown(s, lay, out, acts, n):
+    """Under kip966, broker r shuts down cleanly (while stops remain in the bounds): it flushes
+    its log, checkpoints its HW and leaves the clean-shutdown marker, which its registration
+    will show the controller. (Elsewhere nothing reads the marker, and Flush, CheckpointHw and
+    Crash reach the same states.)"""
+    if not eligible_leaders(lay) or crashes(s, lay) >= lay.max_crashes:
+        return n
+    for r in range(lay.replicas):
+        if alive(s, lay, r):
+            t = emit(s, out, acts, n, action_code(CLEAN_SHUTDOWN, r, 0, 0))
+            set_flushed(t, lay, r, leo(t, lay, r))
+            set_checkpoint(t, lay, r, hw(t, lay, r))
+            go_down(t, lay, r, CLEAN_STOP)
+            n += 1
     return n
 
 

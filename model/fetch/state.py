@@ -15,7 +15,7 @@ from ..spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, members, replica_
 
 __all__ = ["NONE", "NO_EPOCH", "NO_FETCH", "LeaderAndIsr", "Record", "members", "replica_set", "FetchRequest",
            "FetchResponse", "Broker", "Controller", "Pending", "UNSENT", "SENT", "APPENDED", "ACKED", "FAILED",
-           "SEND_STATUSES", "ProducerRecord", "ProduceRequest", "FetchState"]
+           "SEND_STATUSES", "STOPS", "ProducerRecord", "ProduceRequest", "FetchState"]
 
 
 NO_FETCH = ()
@@ -50,7 +50,9 @@ class Broker(NamedTuple):
     and the leader-epoch cache ((epoch, start offset) pairs, kept with the log). In memory:
     the HW, the leader epoch and leader it knows (itself when leading), as leader its ISR and the
     remote LEO of every replica (-1 unknown), its one in-flight fetch, if any, and the
-    LeaderAndIsr requests sent to it and not yet handled (it may handle them in any order)."""
+    LeaderAndIsr requests sent to it and not yet handled (it may handle them in any order).
+    Under kip966 also how it last stopped (`STOPS`), until the controller sees it register
+    again: whether its clean-shutdown marker was there."""
 
     alive: bool
     log: tuple
@@ -64,6 +66,7 @@ class Broker(NamedTuple):
     remote: tuple
     fetch: FetchRequest | FetchResponse | tuple
     inbox: tuple
+    last_stop: int = 0
 
     @property
     def leo(self) -> int:
@@ -71,14 +74,22 @@ class Broker(NamedTuple):
         return len(self.log)
 
 
+STOPS = ("running", "clean", "unclean")
+"""A broker's last stop, by value (`model.fetch.layout.RUNNING`, `CLEAN_STOP`, `UNCLEAN_STOP`):
+none the controller has yet to learn of, a clean shutdown, a crash."""
+
+
 class Controller(NamedTuple):
-    """The controller's record (ZooKeeper): leader epoch, leader (NONE: offline), ISR, and the
-    brokers it has noticed are dead."""
+    """The controller's record (ZooKeeper, or KRaft's partition record): leader epoch, leader
+    (NONE: offline), ISR, and the brokers it has noticed are dead; under kip966 also the
+    eligible leader replicas (ELR) and the last known leader (NONE: none kept)."""
 
     epoch: int
     leader: int
     isr: int
     offline: int
+    elr: int = 0
+    last_leader: int = NONE
 
 
 class Pending(NamedTuple):

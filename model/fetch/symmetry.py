@@ -1,8 +1,9 @@
 """Renaming replicas in a packed `fetch` state, for symmetry reduction: broker blocks move, and
 every slot holding a replica id (the controller's leader, each broker's leader, the leader of
 an in-flight fetch, of each waiting LeaderAndIsr request and of each pending write, the leader
-that answered an appended record and the broker of each produce request) or a replica set (the
-controller's ISR and offline brokers, each broker's ISR, each request's ISR) is renamed; each
+that answered an appended record, the broker of each produce request, kip966's last known
+leader) or a replica set (the controller's ISR and offline brokers, each broker's ISR, each
+request's ISR, kip966's ELR and its sets of brokers stopped cleanly and uncleanly) is renamed; each
 leader's remote LEOs move with the replicas they describe. Records hold no replica ids."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import rename, rename_set
 
-from .layout import (C_ISR, C_LEADER, C_OFFLINE, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR, LEADER, NOT_SENT,
+from .layout import (C_ISR, C_LEADER, C_OFFLINE, CLEAN_STOPS, ELR_SET, LAST_LEADER, UNCLEAN_STOPS, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR, LEADER, NOT_SENT,
                      PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER, REQUEST_RECORD, REQUEST_SLOTS,
                      SEND_LEADER, SEND_SLOTS, SEND_STATUS, producer_records)
 from .state import APPENDED
@@ -34,6 +35,10 @@ def permute(s, lay, perm, t):
         at = lay.requests_at + REQUEST_SLOTS * rid
         if s[at + REQUEST_RECORD] != 0:
             t[at + REQUEST_LEADER] = rename(perm, s[at + REQUEST_LEADER])
+    if lay.elr_at != lay.broker_base:
+        t[lay.elr_at + LAST_LEADER] = rename(perm, s[lay.elr_at + LAST_LEADER] - 1) + 1
+        for at in (ELR_SET, CLEAN_STOPS, UNCLEAN_STOPS):
+            t[lay.elr_at + at] = rename_set(perm, s[lay.elr_at + at])
     for r in range(lay.replicas):
         source = lay.broker_base + r * lay.broker_stride
         target = lay.broker_base + perm[r] * lay.broker_stride

@@ -28,6 +28,10 @@ VARIANTS = {
     "kip101": FetchVariant("leader-epoch truncation, first version (KIP-101)"),
     "kip279": FetchVariant("epoch truncation fixed for fast leader changes (KIP-279)"),
     "kip320": FetchVariant("KIP-279 plus the current leader epoch in every fetch and OffsetsForLeaderEpoch (KIP-320)"),
+    "kafka37": FetchVariant("KIP-320 plus Kafka 3.7's strict min-ISR rule: no HW advance while the ISR is below "
+                            "min.insync.replicas (KAFKA-15583)"),
+    "kip966": FetchVariant("kafka37 plus eligible leader replicas and the clean-shutdown marker (KIP-966 part 1, "
+                           "Kafka 4.0)"),
 }
 assert tuple(VARIANTS) == VARIANT_NAMES
 

@@ -1,9 +1,11 @@
-"""What the four protocol variants change, asked of the layout's variant index:
+"""What the protocol variants change, asked of the layout's variant index:
 
-    rule                                         hw    kip101  kip279  kip320
-    truncation point on becoming follower        hw    kip101  kip279  kip279
-    asks the leader (OffsetsForLeaderEpoch)      no    yes     yes     yes
-    current leader epoch in FETCH and OffsetsForLeaderEpoch (fencing)   kip320 only
+    rule                                  hw    kip101  kip279  kip320  kafka37  kip966
+    truncation point on becoming follower hw    kip101  kip279  kip279  kip279   kip279
+    asks the leader (OffsetsForLeaderEpoch) no  yes     yes     yes     yes      yes
+    current leader epoch in FETCH and OffsetsForLeaderEpoch (fencing)   from kip320 on
+    HW frozen while the ISR is below min.insync.replicas (KAFKA-15583)  from kafka37 on
+    eligible leader replicas, clean-shutdown marker (KIP-966 part 1)    kip966 only
 
 and what a majority quorum (`--quorum majority`, Raft and KRaft's rules, always with kip320's
 fencing) changes in their place: votes instead of the controller's election, commitment on a
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .layout import HW_TRUNCATION, ISR_QUORUM, KIP101, KIP320, MAJORITY, leo
+from .layout import HW_TRUNCATION, ISR_QUORUM, KAFKA37, KIP101, KIP320, KIP966, MAJORITY, leo
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
 
 
@@ -59,4 +61,20 @@ def fenced(lay):
     """Every FETCH and OffsetsForLeaderEpoch carries the follower's current leader epoch, and a
     leader in another epoch refuses it (KIP-320), so no follower acts on a stale leader. A
     majority quorum always runs with it (Raft's term check; KRaft's epoch in every FETCH)."""
-    return lay.variant == KIP320 or majority_quorum(lay)
+    return lay.variant >= KIP320 or majority_quorum(lay)
+
+
+@kernel
+def strict_min_isr(lay):
+    """Kafka 3.7's rule (KAFKA-15583): a leader does not advance its HW while its ISR is smaller
+    than min.insync.replicas, so a record is committed only once that many replicas hold it."""
+    return lay.variant >= KAFKA37
+
+
+@kernel
+def eligible_leaders(lay):
+    """KIP-966's eligible leader replicas: the controller lets the ISR become empty, keeps the
+    replicas that left it while it was below min.insync.replicas as ELR, may elect one of them
+    when the ISR is empty, and learns from each registration whether the broker shut down
+    cleanly (an unclean one leaves the ISR and the ELR)."""
+    return lay.variant == KIP966

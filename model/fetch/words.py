@@ -7,7 +7,8 @@ from checker.model import Lane
 from ..spec.words import isr_text, log_text, record_letter, record_name, replica_name
 from .kinds import NO_VOTER
 from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
-from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, UNSENT, FetchRequest, FetchResponse,
+from .layout import CLEAN_STOP
+from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, STOPS, UNSENT, FetchRequest, FetchResponse,
                     FetchState)
 
 
@@ -107,10 +108,14 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
             return (f"{name} truncates its log to offset {b.leo} where it diverges from its leader's, dropping "
                     + ", ".join(record_name(x) for x in lost))
         return f"{name} applies the FETCH response: LEO {b.leo}, HW {b.hw}"
+    elr = f", ELR {isr_text(c.elr)}" if c.elr or before.controller.elr else ""
     if kind == "LeaderShrinkIsr":
-        return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}"
+        return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}{elr}"
     if kind == "LeaderExpandIsr":
-        return f"{name} adds caught-up {replica_name(args[1])} to the ISR: {isr_text(c.isr)}"
+        return f"{name} adds caught-up {replica_name(args[1])} to the ISR: {isr_text(c.isr)}{elr}"
+    if kind == "CleanShutdown":
+        b = after.brokers[args[0]]
+        return f"{name} shuts down cleanly (flushes {b.leo} records, HW checkpoint {b.checkpoint}, clean-shutdown marker)"
     if kind == "Crash":
         return f"{name} crashes (keeps {after.brokers[args[0]].leo} flushed records, HW checkpoint {after.brokers[args[0]].checkpoint})"
     if kind == "Restart":
@@ -120,12 +125,7 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
     if kind == "Flush":
         return f"{name} flushes its log to disk"
     if kind in ("ControllerNoticeFailure", "ControllerNoticeRestart"):
-        what = "dead" if kind == "ControllerNoticeFailure" else "back"
-        elected = c.epoch != before.controller.epoch and before.controller.leader in (args[0], NONE)
-        leader = f"leader {replica_name(c.leader)}"
-        if elected:
-            leader = "nobody to elect (offline)" if c.leader == NONE else f"elects {replica_name(c.leader)}"
-        return f"controller notices {name} is {what}: epoch {c.epoch}, {leader}, ISR {isr_text(c.isr)}"
+        return _controller_notice(kind, args[0], before, after)
     if kind == "BecomeLeader":
         b = after.brokers[args[0]]
         return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"
@@ -140,6 +140,26 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         b = after.brokers[args[0]]
         return f"{name} wins the election for epoch {c.epoch} with the votes of {voters}; its HW is {b.hw}"
     raise ValueError(f"unknown fetch action {kind!r}")
+
+
+def _controller_notice(kind: str, r: int, before: FetchState, after: FetchState) -> str:
+    """The controller noticing a death or a registration: whom it elects, and under kip966 how
+    the broker had stopped and where the ELR stands."""
+    b, c, name = before.controller, after.controller, replica_name(r)
+    what = "dead" if kind == "ControllerNoticeFailure" else "back"
+    if kind == "ControllerNoticeRestart" and before.brokers[r].last_stop:
+        what += " after a clean shutdown" if before.brokers[r].last_stop == CLEAN_STOP else \
+            " after an unclean shutdown (no clean-shutdown marker)"
+    leader = f"leader {replica_name(c.leader)}"
+    if c.epoch != b.epoch and b.leader in (r, NONE):
+        leader = "nobody to elect (offline)" if c.leader == NONE else f"elects {replica_name(c.leader)}"
+        if c.leader != NONE and not b.isr >> c.leader & 1 and b.elr >> c.leader & 1:
+            leader += " from the ELR"
+        elif c.leader != NONE and c.leader == b.last_leader and not (b.isr | b.elr) >> c.leader & 1:
+            leader += " as the last known leader"
+    epoch = f"epoch {c.epoch}" if c.epoch != b.epoch else f"still epoch {c.epoch}"
+    text = f"controller notices {name} is {what}: {epoch}, {leader}, ISR {isr_text(c.isr)}"
+    return text + (f", ELR {isr_text(c.elr)}" if c.elr or b.elr else "")
 
 
 def _role(r: int, b) -> str:
@@ -160,6 +180,11 @@ def broker_columns(state: FetchState) -> dict[str, list[str]]:
     c = state.controller
     columns["controller"] = [f"e{c.epoch} leader {replica_name(c.leader)}", f"ISR {isr_text(c.isr)}",
                              f"dead {isr_text(c.offline)}"]
+    if c.elr or c.last_leader != NONE or any(b.last_stop for b in state.brokers):
+        columns["controller"] += [f"ELR {isr_text(c.elr)}", f"last known leader {replica_name(c.last_leader)}",
+                                  "unregistered " + (", ".join(f"{replica_name(r)} ({STOPS[b.last_stop]})"
+                                                               for r, b in enumerate(state.brokers) if b.last_stop)
+                                                     or "-")]
     if state.producer:
         columns["producer"] = [_producer_line(rid, p) for rid, p in enumerate(state.producer)] + [
             "in flight: " + (", ".join(f"{record_letter(q.record)} to {replica_name(q.leader)}"
