@@ -59,6 +59,7 @@ SMALL = [  # (variant, ghost, configuration, levels: None for the whole state sp
     ("hw", True, dict(acks="1", flush="async", max_crashes=1), None),
     ("kip279", True, dict(flush="async", max_records=1, min_insync_replicas=1), None),
     ("kip101", False, dict(replicas=3, unclean_leader_election=True), 9),
+    ("kip966", True, dict(replicas=3, flush="async", log_size=1, max_records=1, max_crashes=2, max_epoch=3), 12),
 ]
 
 
@@ -127,17 +128,22 @@ def test_unclean_election_may_pick_any_live_replica_and_otherwise_the_partition_
     assert dict(clean.successors(state))[("ControllerNoticeFailure", 0, NO_LEADER)].controller.leader == -1
 
 
+FETCH_VARIANTS = VARIANTS + ("kafka37", "kip966")
 SYMMETRY_MODELS = {v: build_model("fetch", v, ghost=True, replicas=3, max_epoch=3, max_crashes=3, flush="async",
-                                  unclean_leader_election=True) for v in VARIANTS}
+                                  unclean_leader_election=True) for v in FETCH_VARIANTS}
 EVERY_INVARIANT = (1 << len(STATE_INVARIANTS)) - 1
 
 
 @settings(max_examples=80, deadline=None)
-@given(variant=st.sampled_from(VARIANTS), choices=st.lists(st.integers(0, 1000), max_size=40))
+@given(variant=st.sampled_from(FETCH_VARIANTS), choices=st.lists(st.integers(0, 1000), max_size=40))
 def test_renaming_commutes_with_every_rule_and_keeps_every_verdict(variant, choices):
     model = SYMMETRY_MODELS[variant]
     assert_renaming_commutes(model, random_walk(model, choices), EVERY_INVARIANT)
 
+
+KIP966_STORY = dict(replicas=3, min_insync_replicas=2, flush="async", log_size=1, max_records=1, max_crashes=1,
+                    max_epoch=3)
+"""The bounds at which KIP-966's Last Replica Standing story plays out."""
 
 SYMMETRY_OUTCOMES = [
     ("committed-survives", "hw", {}),
@@ -146,6 +152,8 @@ SYMMETRY_OUTCOMES = [
     ("acked-survives", "kip279", {"acks": "1"}),
     ("committed-survives", "kip320", {"unclean_leader_election": True}),
     ("acked-survives", "kip320", {"flush": "async"}),
+    ("committed-survives", "kafka37", dict(KIP966_STORY)),
+    ("elr-holds-committed", "kip966", dict(KIP966_STORY)),
 ]
 
 

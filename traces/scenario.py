@@ -15,6 +15,7 @@ from typing import Any
 
 from checker.invariant import StepProperty
 from invariants.registry import select
+from model.fetch.kinds import NO_LEADER
 from model.params import ModelError
 
 from .store import TraceFileError, check_step_count, model_from_file, read_json_file
@@ -42,7 +43,8 @@ class Scenario:
 
 def parse_step(text: str) -> tuple:
     """'BecomeFollower r2 r1 e0' -> ('BecomeFollower', 1, 0, 0): replicas rN become N-1, epochs eN
-    become N, bare numbers stay numbers."""
+    become N, bare numbers stay numbers, and `none` (no leader: the partition goes offline)
+    becomes the action argument that says so."""
     words = text.split()
     if not words:
         raise ValueError(f"step {text!r} names no action")
@@ -52,10 +54,12 @@ def parse_step(text: str) -> tuple:
 
 def _argument(arg: str, step: str) -> int:
     """One argument of `step`: rN -> N-1, eN -> N, a bare number as it is (at most MAX_DIGITS
-    decimal digits); ValueError otherwise."""
+    decimal digits), `none` -> NO_LEADER; ValueError otherwise."""
+    if arg == "none":
+        return NO_LEADER
     prefix, digits = (arg[0], arg[1:]) if arg[0] in "re" else ("", arg)
     if not (digits.isdecimal() and len(digits) <= MAX_DIGITS):
-        raise ValueError(f"cannot read argument {arg!r} in step {step!r} (use r1, e0 or a number)")
+        raise ValueError(f"cannot read argument {arg!r} in step {step!r} (use r1, e0, none or a number)")
     return int(digits) - 1 if prefix == "r" else int(digits)
 
 

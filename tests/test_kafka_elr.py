@@ -1,0 +1,142 @@
+"""Today's Kafka in the `fetch` model: Kafka 3.7's strict min-ISR HW rule (`kafka37`) and
+KIP-966's eligible leader replicas (`kip966`), each rule on its own, checked against the KIP's
+Last Replica Standing story (scenarios S9a-c) and Kafka's PartitionChangeBuilder behaviour."""
+
+from __future__ import annotations
+
+import pytest
+
+from checker.local import explore
+from conftest import run_cli, run_json
+from invariants.registry import select
+from model.fetch.kinds import NO_LEADER
+from model.fetch.layout import CLEAN_STOP, RUNNING, UNCLEAN_STOP
+from model.registry import build_model
+from traces.replay import walk
+from traces.scenario import load_scenario, parse_step
+
+STORY = dict(replicas=3, min_insync_replicas=2, flush="async", log_size=1, max_records=1, max_crashes=1, max_epoch=3)
+"""KIP-966's Last Replica Standing bounds, as the issue and the README give them."""
+
+R1, R2, R3 = 0, 1, 2
+"""Replica ids as the steps name them (r1, r2, r3)."""
+
+LAGGING = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "ProducerWrite r1", "FollowerFetch r2",
+           "LeaderServeFetch r1 r2", "FollowerApplyResponse r2", "LeaderShrinkIsr r1 r3", "LeaderShrinkIsr r1 r2"]
+"""r1 leads with a written; r2 copies a unseen; r3 then r2 leave the ISR: r1 is alone in it."""
+
+
+def states(variant: str, steps: list[str], **bounds):
+    """The states met along `steps` under `variant` (the story's bounds, changed by `bounds`)."""
+    model = build_model("fetch", variant, ghost=True, **{**STORY, **bounds})
+    return walk(model, [parse_step(s) for s in steps])
+
+
+@pytest.mark.parametrize("variant, hw", [("kip320", 1), ("kafka37", 0), ("kip966", 0)])
+def test_a_leader_alone_in_a_short_isr_advances_its_hw_only_before_kafka_37(variant, hw):
+    last = states(variant, LAGGING)[-1]
+    assert last.controller.isr == 1 << R1
+    assert last.brokers[R1].hw == hw
+    assert bool(last.committed) == (hw == 1)
+
+
+def test_the_hw_advances_again_once_the_isr_reaches_min_insync():
+    caught_up = LAGGING + ["FollowerFetch r2", "LeaderServeFetch r1 r2", "LeaderExpandIsr r1 r2"]
+    last = states("kafka37", caught_up)[-1]
+    assert last.controller.isr == 1 << R1 | 1 << R2 and last.brokers[R1].hw == 1
+
+
+def test_a_replica_leaving_an_isr_below_min_insync_joins_the_elr_and_leaves_it_on_rejoining():
+    walked = states("kip966", LAGGING + ["FollowerFetch r2", "LeaderServeFetch r1 r2", "LeaderExpandIsr r1 r2"])
+    after = {step: state.controller.elr for step, state in zip(["initial"] + LAGGING + ["fetch", "serve", "expand"],
+                                                               walked)}
+    assert after["LeaderShrinkIsr r1 r3"] == 0  # {r1, r2} still meets min.insync.replicas=2
+    assert after["LeaderShrinkIsr r1 r2"] == 1 << R2
+    assert after["expand"] == 0  # the ISR is back at min.insync.replicas: the ELR is cleared
+    assert all(s.controller.elr == 0 for s in states("kafka37", LAGGING))  # only kip966 keeps one
+
+
+def test_a_dead_last_isr_member_empties_the_isr_and_the_controller_elects_from_the_elr():
+    model = build_model("fetch", "kip966", ghost=True, **STORY)
+    crashed = walk(model, [parse_step(s) for s in LAGGING + ["Crash r1"]])[-1]
+    outcomes = {label: s for label, s in model.successors(crashed) if label[0] == "ControllerNoticeFailure"}
+    assert set(outcomes) == {("ControllerNoticeFailure", R1, R2)}  # r1 is fenced, r3 never joined the ELR
+    elected = outcomes["ControllerNoticeFailure", R1, R2].controller
+    assert (elected.leader, elected.isr, elected.elr) == (R2, 1 << R2, 1 << R1)
+    before = states("kip320", LAGGING + ["Crash r1", "ControllerNoticeFailure r1 none"])[-1].controller
+    assert (before.leader, before.isr) == (-1, 1 << R1)  # without the ELR the last member stays, offline
+
+
+def test_an_unclean_shutdown_leaves_the_elr_at_registration_and_a_clean_one_stays():
+    elected = LAGGING + ["Crash r1", "ControllerNoticeFailure r1 r2", "BecomeLeader r2 e1", "Restart r1"]
+    walked = states("kip966", elected + ["ControllerNoticeRestart r1 r2"])
+    assert walked[-2].brokers[R1].last_stop == UNCLEAN_STOP and walked[-2].controller.elr == 1 << R1
+    assert walked[-1].brokers[R1].last_stop == RUNNING and walked[-1].controller.elr == 0
+    stopped = LAGGING + ["CleanShutdown r1", "ControllerNoticeFailure r1 r2", "BecomeLeader r2 e1", "Restart r1"]
+    walked = states("kip966", stopped + ["ControllerNoticeRestart r1 r2"])
+    assert walked[len(LAGGING) + 1].brokers[R1].last_stop == CLEAN_STOP
+    assert walked[len(LAGGING) + 1].brokers[R1].log  # flushed on the way down: a survives
+    assert walked[-1].controller.elr == 1 << R1
+
+
+def test_with_isr_and_elr_unelectable_the_last_known_leader_is_elected_once_it_is_back():
+    steps = LAGGING + ["Crash r2", "ControllerNoticeFailure r2 r1", "Crash r1", "ControllerNoticeFailure r1 none"]
+    walked = states("kip966", steps, max_crashes=2)
+    offline = walked[-1].controller
+    assert (offline.leader, offline.isr, offline.elr, offline.last_leader) == (-1, 0, 1 << R1 | 1 << R2, R1)
+    model = build_model("fetch", "kip966", ghost=True, **{**STORY, "max_crashes": 2})
+    back = walk(model, [parse_step(s) for s in steps + ["Restart r1"]])[-1]
+    outcomes = {label: s.controller for label, s in model.successors(back) if label[0] == "ControllerNoticeRestart"}
+    # r1 registers uncleanly: it leaves the ELR; r2 is fenced; the last known leader r1 is elected alone
+    assert set(outcomes) == {("ControllerNoticeRestart", R1, R1)}
+    assert (outcomes["ControllerNoticeRestart", R1, R1].isr, outcomes["ControllerNoticeRestart", R1, R1].elr) == (
+        1 << R1, 0)
+
+
+def test_no_leader_is_elected_from_an_empty_isr_outside_kip966():
+    model = build_model("fetch", "kafka37", ghost=True, **STORY)
+    crashed = walk(model, [parse_step(s) for s in LAGGING + ["Crash r1"]])[-1]
+    assert {label for label, _ in model.successors(crashed) if label[0] == "ControllerNoticeFailure"} == {
+        ("ControllerNoticeFailure", R1, NO_LEADER)}
+
+
+@pytest.mark.parametrize("name, violated", [("S9a-kip320-last-replica-standing", "committed-survives"),
+                                            ("S9b-kip966-elr-keeps-committed", None),
+                                            ("S9c-kafka37-unclean-restart-re-elected", "committed-survives")])
+def test_last_replica_standing_replays(name, violated):
+    from pathlib import Path
+    scenario = load_scenario(Path(__file__).resolve().parents[1] / "scenarios" / f"{name}.json")
+    assert scenario.expect_violation == violated
+    result = run_cli("replay", str(Path(__file__).resolve().parents[1] / "scenarios" / f"{name}.json"))
+    assert result.exit_code == 0, result.output[-2000:]
+
+
+@pytest.mark.parametrize("variant, holds", [("kip320", False), ("kafka37", False), ("kip966", True)])
+def test_committed_survives_at_the_story_bounds_with_and_without_symmetry(variant, holds):
+    invariants = select("fetch", ["committed-survives"])
+    model = build_model("fetch", variant, ghost=True, **STORY)
+    full, reduced = explore(model, invariants), explore(model, invariants, symmetry=True)
+    assert (full.complete and reduced.complete) == holds  # a violation stops the search at its level
+    assert (full.verdict("committed-survives") == "holds") == holds
+    assert full.verdict("committed-survives") == reduced.verdict("committed-survives")
+    if not holds:
+        assert len(full.violations["committed-survives"]) == len(reduced.violations["committed-survives"])
+
+
+def test_both_engines_agree_on_kip966_at_the_story_bounds():
+    args = ["check", "--model", "fetch", "--variant", "kip966", "--replicas", "3", "--min-insync-replicas", "2",
+            "--flush", "async", "--log-size", "1", "--max-records", "1", "--max-crashes", "1", "--max-epoch", "3",
+            "--invariant", "committed-survives"]
+    local = run_json(*args, "--engine", "local")
+    spark = run_json(*args, "--engine", "spark", "--master", "local[2]", "--partitions", "3")
+    assert local["invariants"] == spark["invariants"]
+    assert (local["distinct_states"], local["depth"]) == (spark["distinct_states"], spark["depth"])
+
+
+@pytest.mark.parametrize("variant", ["kafka37", "kip966"])
+@pytest.mark.parametrize("quorum", ["majority", "majority-naive"])
+def test_isr_rules_under_a_majority_quorum_are_refused_in_one_line(variant, quorum):
+    result = run_cli("check", "--model", "fetch", "--variant", variant, "--quorum", quorum)
+    assert result.exit_code == 2
+    error = result.stderr.strip()
+    assert len(error.splitlines()) == 1 and variant in error and quorum in error and "ISR" in error
