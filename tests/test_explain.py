@@ -95,6 +95,13 @@ SCENARIOS = {
     # epoch 2 (step 19), and r5 wins epoch 3 over it (step 22).
     "S7a-majority-naive-figure-8": (C.EARLIER_EPOCH_COUNTED, 22, (9, 19)),
     "S7b-majority-figure-8-own-epoch": None,
+    # Last Replica Standing: r1, alone in the ISR, commits a@e0 (step 8), loses it in an unclean
+    # shutdown (step 9) and is re-elected as the ISR's last member (step 12).
+    "S9a-kip320-last-replica-standing": (C.LAST_REPLICA_STANDING, 9, (8, 12)),
+    "S9b-kip966-elr-keeps-committed": None,
+    # a@e0 committed on r1 and r2 (step 9); r1 loses it in a crash (step 10), restarts unnoticed and
+    # is re-elected from the ISR {r1, r2} (step 12).
+    "S9c-kafka37-unclean-restart-re-elected": (C.UNCLEAN_RESTART_RE_ELECTED, 10, (9, 12)),
     # Producer retries, max.in.flight 2: r1 refuses b (step 7, ISR below min.insync); the producer sends
     # c (step 15), r1 appends it (step 16), b is retried (step 17) and appended behind c (step 18).
     "S8a-retries-reorder": (C.RETRY_BEHIND_LATER_RECORD, 18, (7, 15, 16, 17)),

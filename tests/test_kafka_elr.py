@@ -140,3 +140,18 @@ def test_isr_rules_under_a_majority_quorum_are_refused_in_one_line(variant, quor
     assert result.exit_code == 2
     error = result.stderr.strip()
     assert len(error.splitlines()) == 1 and variant in error and quorum in error and "ISR" in error
+
+
+@pytest.mark.parametrize("variant, cause", [("kip320", "last-replica-standing"),
+                                            ("kafka37", "unclean-restart-re-elected")])
+def test_the_shortest_loss_is_explained_in_kafkas_words(variant, cause, tmp_path):
+    args = ["check", "--model", "fetch", "--variant", variant, "--replicas", "3", "--min-insync-replicas", "2",
+            "--flush", "async", "--log-size", "1", "--max-records", "1", "--max-crashes", "1", "--max-epoch", "3",
+            "--invariant", "committed-survives", "--engine", "local", "--trace-dir", str(tmp_path)]
+    assert run_cli(*args).exit_code == 1
+    shown = run_cli("trace", "show", str(tmp_path / f"fetch-{variant}-committed-survives.json"), "--explain")
+    assert shown.exit_code == 0
+    text = " ".join(shown.stdout.split())
+    assert f"({cause})" in text
+    if variant == "kip320":
+        assert "the last ISR member lost committed records in an unclean shutdown and was re-elected" in text
