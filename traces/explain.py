@@ -168,8 +168,8 @@ def _last_standing(d: Diagnosis, page: Page) -> list[str]:
              f"below min.insync.replicas={bounds.get('min_insync_replicas')}, and still advanced its HW to {c.hw}: "
              f"{record_name(dmg.record)} became committed with {who} the only replica known to hold it.",
              f"Its unclean shutdown at step {dmg.step} dropped the unflushed tail (flush=async), and the controller "
-             f"re-elected it, the ISR's last member, at {page.step(d.culprits[-1].step)}: the other replicas "
-             f"truncate to its shorter log, and the committed record is gone everywhere."]
+             f"re-elected it, the ISR's last member, at {page.step(d.culprits[-1].step)}: every replica that "
+             f"follows it truncates to its shorter log, and the committed record is gone everywhere."]
     lines.append("Kafka 3.7's strict min-ISR rule (kafka37) keeps the HW still while the ISR is below "
                  "min.insync.replicas, so the record is never committed; KIP-966 (kip966) then keeps the replicas "
                  "that left the ISR as eligible leaders, which hold every committed record, and removes a replica "
