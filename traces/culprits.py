@@ -37,8 +37,8 @@ def truncation_damage(trail: Trail, k: int, effect: str, offset: int, record) ->
     point was chosen, and the step at which the controller had moved past the request's epoch
     when the request was stale."""
     _, r, ldr, epoch = trail.action(k)
-    before, after = trail.views[k - 1], trail.views[k]
-    how = truncation(trail.trace.model, trail.trace.variant, before, after, r, ldr)
+    before = trail.views[k - 1]
+    how = truncation(trail.trace, k, trail.views, r, ldr)
     stale = history.superseded(trail.views, epoch) if epoch < before.epoch else None
     return Damage(k, effect, r, ldr, offset, record, hw=how.follower_hw, truncation=how, stale_since=stale)
 

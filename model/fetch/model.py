@@ -15,7 +15,10 @@ from .kinds import ACTION_KINDS, ARITIES
 from .layout import fetch_layout
 from .retries import produce_outcome
 from .state import NO_EPOCH, NO_FETCH, NONE, UNSENT, Broker, Controller, FetchState, LeaderAndIsr, ProducerRecord
+from ..truncation_rules import RULES
 from .successors import max_successors
+from .truncation import kip101_answer
+from .variants import truncation_rule
 from .words import broker_columns, broker_lanes, describe_step
 
 
@@ -92,6 +95,18 @@ class FetchModel:
         if action[0] == "LeaderHandleProduce":
             outcome = produce_outcome(self.kernel.encode(before), self.kernel.layout, *action[1:])
         return describe_step(action, before, after, outcome)
+
+    def truncation_rule(self) -> str:
+        """The rule by which a broker becoming follower truncates under this variant and quorum
+        (a name from `model.truncation_rules.RULES`), asked of the rule the search dispatches on."""
+        return RULES[truncation_rule(self.kernel.layout)]
+
+    def kip101_answer(self, state: FetchState, r: int, ldr: int) -> int | None:
+        """The leader `ldr`'s OffsetsForLeaderEpoch answer to broker r for the epoch of r's last
+        record, by the kip101 rule itself (`truncation.kip101_answer`); None when r's log is
+        empty."""
+        answer = kip101_answer(self.kernel.encode(state), self.kernel.layout, r, ldr)
+        return None if answer < 0 else int(answer)
 
     def state_columns(self, state: FetchState) -> dict[str, list[str]]:
         """One column per broker, one for the controller (and the ghost records, if kept)."""

@@ -66,14 +66,22 @@ def hw_truncation(s, lay, r, ldr):
 
 
 @kernel
-def kip101_truncation(s, lay, r, ldr):
-    """KIP-101: ask the leader for the end offset of the epoch of the follower's last record;
-    the leader answers from its cache (start of the next higher epoch, or its LEO); truncate to
-    min(answer, own LEO)."""
+def kip101_answer(s, lay, r, ldr):
+    """KIP-101's OffsetsForLeaderEpoch answer to follower r: where the epoch of r's last record
+    ends in the leader's cache (the start of the next higher epoch, or the leader's LEO); -1
+    when r's log is empty and there is nothing to ask."""
     end = leo(s, lay, r)
     if end == 0:
-        return 0
-    return min(end_of_epoch(s, lay, ldr, record_epoch(s, lay, r, end - 1)), end)
+        return -1
+    return end_of_epoch(s, lay, ldr, record_epoch(s, lay, r, end - 1))
+
+
+@kernel
+def kip101_truncation(s, lay, r, ldr):
+    """KIP-101: ask the leader for the end offset of the epoch of the follower's last record
+    (`kip101_answer`); truncate to min(answer, own LEO)."""
+    answer = kip101_answer(s, lay, r, ldr)
+    return 0 if answer < 0 else min(answer, leo(s, lay, r))
 
 
 @kernel

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
+from ..truncation_rules import HW_RULE, KIP101_RULE, KIP279_RULE, NO_TRUNCATION
 from .layout import HW_TRUNCATION, ISR_QUORUM, KAFKA37, KIP101, KIP320, KIP966, MAJORITY, leo
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
 
@@ -38,14 +39,29 @@ def own_epoch_rule(lay):
 
 
 @kernel
+def truncation_rule(lay):
+    """The rule by which a replica becoming follower truncates (an index into
+    `model.truncation_rules.RULES`): its own HW under hw, KIP-101's answer under kip101, KIP-279's
+    epoch walk from kip279 on, and none under a majority quorum (it reconciles at each FETCH)."""
+    if majority_quorum(lay):
+        return NO_TRUNCATION
+    if lay.variant == HW_TRUNCATION:
+        return HW_RULE
+    if lay.variant == KIP101:
+        return KIP101_RULE
+    return KIP279_RULE
+
+
+@kernel
 def truncation_point(s, lay, r, ldr):
     """Where broker r truncates its log when it becomes follower of `ldr` (before capping at its
-    LEO). Under a majority quorum nowhere: the follower reconciles at its next FETCH."""
-    if majority_quorum(lay):
+    LEO), by its variant's rule (`truncation_rule`)."""
+    rule = truncation_rule(lay)
+    if rule == NO_TRUNCATION:
         return leo(s, lay, r)
-    if lay.variant == HW_TRUNCATION:
+    if rule == HW_RULE:
         return hw_truncation(s, lay, r, ldr)
-    if lay.variant == KIP101:
+    if rule == KIP101_RULE:
         return kip101_truncation(s, lay, r, ldr)
     return kip279_truncation(s, lay, r, ldr)
 

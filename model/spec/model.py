@@ -15,7 +15,9 @@ from .kinds import ACTION_KINDS
 from .layout import spec_layout
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
 from .successors import max_successors
-from .variants import MEANINGS, TRUNCATION_RULES
+from ..truncation_rules import RULES, WORDS
+from .kip101 import NO_ANSWER, leader_answer
+from .variants import MEANINGS, truncation_rule
 from .words import describe_step, replica_columns, replica_lanes
 
 ARITIES = (1, 1, 2, 1, 1, 2, 2, 2, 3)
@@ -67,7 +69,19 @@ class SpecModel:
 
     def describe_step(self, action: tuple, before: SpecState, after: SpecState) -> str:
         """The step in Kafka's words (see `model.spec.words`)."""
-        return describe_step(action, before, after, TRUNCATION_RULES[self.variant])
+        return describe_step(action, before, after, WORDS[self.truncation_rule()])
+
+    def truncation_rule(self) -> str:
+        """The rule by which a replica becoming follower truncates under this variant (a name
+        from `model.truncation_rules.RULES`), asked of the rule the search dispatches on."""
+        return RULES[truncation_rule(self.kernel.layout)]
+
+    def kip101_answer(self, state: SpecState, r: int, ldr: int) -> int | None:
+        """The leader `ldr`'s answer to replica r's question "where does the epoch of my last
+        record end in your log?", by the kip101 rule itself (`kip101.leader_answer`); None when
+        its log gives none (the rule then falls back to r's HW)."""
+        answer = leader_answer(self.kernel.encode(state), self.kernel.layout, r, ldr)
+        return None if answer == NO_ANSWER else int(answer)
 
     def state_columns(self, state: SpecState) -> dict[str, list[str]]:
         """One column per replica (log, LEO, HW, epoch, role) and one for the controller."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
+from ..truncation_rules import HW_RULE, KIP101_RULE, KIP279_RULE
 from . import hw, kip101, kip279, kip320
 from .layout import HW_TRUNCATION, KIP101, KIP320, VARIANT_NAMES
 
@@ -22,21 +23,26 @@ MEANINGS = {
 }
 assert tuple(MEANINGS) == VARIANT_NAMES
 
-TRUNCATION_RULES = {
-    "hw": "its HW",
-    "kip101": "the end of its last epoch in the leader's log",
-    "kip279": "the first offset where its log diverges from the leader's",
-    "kip320": "the first offset where its log diverges from the leader's",
-}
-"""How each variant chooses the truncation point, in words, for step descriptions."""
+@kernel
+def truncation_rule(lay):
+    """The rule by which a replica becoming follower truncates (an index into
+    `model.truncation_rules.RULES`): its HW under hw, KIP-101's answer under kip101, KIP-279's
+    epoch walk under kip279 and kip320."""
+    if lay.variant == HW_TRUNCATION:
+        return HW_RULE
+    if lay.variant == KIP101:
+        return KIP101_RULE
+    return KIP279_RULE
 
 
 @kernel
 def truncation_point(s, lay, r, ldr):
-    """Where replica r truncates its log when it becomes follower of `ldr`."""
-    if lay.variant == HW_TRUNCATION:
+    """Where replica r truncates its log when it becomes follower of `ldr`, by its variant's
+    rule (`truncation_rule`)."""
+    rule = truncation_rule(lay)
+    if rule == HW_RULE:
         return hw.truncation_point(s, lay, r, ldr)
-    if lay.variant == KIP101:
+    if rule == KIP101_RULE:
         return kip101.truncation_point(s, lay, r, ldr)
     return kip279.truncation_point(s, lay, r, ldr)
 
