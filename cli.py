@@ -242,20 +242,35 @@ def spark_options(func):
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
 
-def applicable(models, properties, named: bool) -> list:
-    """The properties that apply to every model (`checker.invariant.applies`). One the user
+def applicable(models, properties, named: bool, everywhere: bool = True) -> list:
+    """The properties that apply to every model (`checker.invariant.applies`), or with
+    `everywhere` off to at least one (a comparison shows 'n/a' for the others). One the user
     named that does not apply is a one-line error; default ones that do not are left out, with
-    a notice on stderr that says what they read (`checker.invariant.scope`)."""
-    left_out = [p for p in properties if not all(applies(p, m) for m in models)]
+    a notice on stderr that says what they read (`checker.invariant.scope`), unless they belong
+    to another variant (`another_variants`)."""
+    fits = all if everywhere else any
+    left_out = [p for p in properties if not fits(applies(p, m) for m in models)]
     if not left_out:
         return list(properties)
-    names = ", ".join(p.name for p in left_out)
-    verb, pronoun, reads = ("does", "it", "reads") if len(left_out) == 1 else ("do", "they", "read")
-    why = f"{pronoun} {reads} {scope(left_out[0])}"
+    kept = [p for p in properties if p not in left_out]
+    told = left_out if named else [p for p in left_out if not another_variants(p, models)]
+    if not told:
+        return kept
+    names = ", ".join(p.name for p in told)
+    verb, pronoun, reads = ("does", "it", "reads") if len(told) == 1 else ("do", "they", "read")
+    why = f"{pronoun} {reads} {scope(told[0])}"
     if named:
         raise UserError(f"{names} {verb} not apply to these settings: {why}")
     click.echo(f"not checked, since {names} {verb} not apply here ({why})", err=True)
-    return [p for p in properties if p not in left_out]
+    return kept
+
+
+def another_variants(prop, models) -> bool:
+    """The property belongs to other variants of these models (kip966's ELR invariant under
+    kip320, say): left out of a default selection without a notice, since `replcheck list`
+    says where it applies."""
+    return all(any(prop.only_when({**m.parameters(), "variant": v}) for v in MODELS[m.name].variants)
+               for m in models)
 
 
 def buildable(model_name: str, variant: str, ghost: bool, configs: list) -> tuple[list, list]:
@@ -568,7 +583,7 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         models = {v: build_model(model_name, v, ghost=ghost, **bounds) for v in chosen}
     except ModelError as exc:
         raise UserError(str(exc)) from None
-    invariants = applicable(models.values(), invariants, bool(invariant_names))
+    invariants = applicable(models.values(), invariants, bool(invariant_names), everywhere=False)
     make_dir(trace_dir)
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)

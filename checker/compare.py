@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
+from .invariant import applies
 from .result import CheckResult
 
 
@@ -12,5 +13,8 @@ def compare_variants(explore: Callable, models: Mapping[str, Any], invariants: S
     """Explore each variant's model (`models`: variant -> model, in the order to report) to the
     end with `explore` (an engine's explore function). A violated invariant gets its shortest
     trace; an invariant that holds is proven over the whole reachable state space. A witness is
-    reachable, with its shortest trace, or unreachable in that whole space."""
-    return [explore(model, invariants, stop_at_first=False, on_level=on_level) for model in models.values()]
+    reachable, with its shortest trace, or unreachable in that whole space. Each variant is
+    checked for the properties that apply to it (`checker.invariant.applies`); the others are
+    'n/a' in its result."""
+    return [explore(model, [i for i in invariants if applies(i, model)], stop_at_first=False, on_level=on_level)
+            for model in models.values()]

@@ -147,6 +147,13 @@ def _property_heading(result: CheckResult) -> str:
     return "property" if result.witnesses else "invariant"
 
 
+def compared_properties(results: list[CheckResult]) -> list[str]:
+    """Every property checked under at least one of the compared variants, in checking order (a
+    property that applies to some variants only, such as kip966's ELR invariant, is 'n/a' in
+    the others' cells)."""
+    return list(dict.fromkeys(name for r in results for name in r.invariants))
+
+
 def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, str], str]) -> dict[str, Any]:
     """Variants side by side as JSON: per variant its figures and per-invariant verdicts."""
     first = results[0]
@@ -156,8 +163,8 @@ def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, 
         "engine": first.engine,
         "engine_options": first.engine_options,
         "symmetry": first.symmetry,
-        "invariants": first.invariants,
-        "witnesses": list(first.witnesses),
+        "invariants": compared_properties(results),
+        "witnesses": list(dict.fromkeys(w for r in results for w in r.witnesses)),
         "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant})
                      for r in results},
     }
@@ -174,7 +181,7 @@ def comparison_table(results: list[CheckResult]) -> Table:
     table.add_column(_property_heading(first))
     for r in results:
         table.add_column(r.variant or "-", justify="center")
-    for name in first.invariants:
+    for name in compared_properties(results):
         table.add_row(name, *(_styled_cell(r, name) for r in results))
     table.add_section()
     table.add_row("distinct orbits" if first.symmetry else "distinct states", *(f"{r.distinct_states:,}" for r in results))
@@ -188,7 +195,7 @@ def comparison_markdown(results: list[CheckResult]) -> str:
     first = results[0]
     lines = [f"| {_property_heading(first)} | " + " | ".join(r.variant or "-" for r in results) + " |",
              "|---|" + "---|" * len(results)]
-    for name in first.invariants:
+    for name in compared_properties(results):
         lines.append(f"| {name} | " + " | ".join(_cell_text(r, name) for r in results) + " |")
     label = "distinct orbits" if first.symmetry else "distinct states"
     lines.append(f"| {label} | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")

@@ -155,3 +155,17 @@ def test_the_shortest_loss_is_explained_in_kafkas_words(variant, cause, tmp_path
     assert f"({cause})" in text
     if variant == "kip320":
         assert "the last ISR member lost committed records in an unclean shutdown and was re-elected" in text
+
+
+def test_compare_checks_the_elr_invariant_where_it_applies_and_says_n_a_elsewhere():
+    data = run_json("compare", "--model", "fetch", "--variants", "kip320,kip966", "--replicas", "3",
+                    "--min-insync-replicas", "2", "--flush", "async", "--log-size", "1", "--max-records", "1",
+                    "--max-crashes", "1", "--max-epoch", "3", "--engine", "local", "--invariant", "committed-survives",
+                    "--invariant", "elr-holds-committed")
+    assert data["invariants"] == ["committed-survives", "elr-holds-committed"]
+    assert "elr-holds-committed" not in data["variants"]["kip320"]["invariants"]
+    assert data["variants"]["kip966"]["invariants"]["elr-holds-committed"]["status"] == "violated"
+    assert data["variants"]["kip966"]["invariants"]["committed-survives"]["status"] == "holds"
+    refused = run_cli("compare", "--model", "fetch", "--variants", "kip320,kafka37", "--invariant",
+                      "elr-holds-committed", "--engine", "local")
+    assert refused.exit_code == 2 and "elr-holds-committed" in refused.stderr
