@@ -140,6 +140,6 @@ def _receive_level(conn: Connection) -> list[Candidates]:
 
 def _receive(conn: Connection, header) -> Candidates:
     n, row_shape, plain = header
-    arrays = [np.frombuffer(conn.recv_bytes(), dtype) for dtype in (np.int64, np.int64, np.uint16, np.int64)]
+    arrays = [np.frombuffer(conn.recv_bytes(), dtype) for dtype in Candidates.DTYPES]
     states = np.frombuffer(conn.recv_bytes(), np.int8).reshape((n, *row_shape)) if row_shape is not None else plain
     return Candidates(*arrays, states)

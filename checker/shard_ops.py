@@ -40,6 +40,9 @@ class Candidates(NamedTuple):
     viol: np.ndarray
     states: np.ndarray | list
 
+    DTYPES = (np.int64, np.int64, np.uint16, np.int64)
+    """The types of `fps`, `parents`, `codes` and `viol`, as sent between shards."""
+
     def take(self, at: np.ndarray) -> "Candidates":
         """The candidates at positions `at`, in that order."""
         return Candidates(self.fps[at], self.parents[at], self.codes[at], self.viol[at], take_states(self.states, at))
@@ -245,8 +248,8 @@ class PlainShard:
                 codes.append(kinds[action[0]])
                 viol.append(sum(1 << bit for bit, inv in enumerate(self.invariants) if not inv.holds(succ)))
                 out_states.append(model.encode(succ))
-        candidates = Candidates(np.array(out_fps, np.int64), np.array(parents, np.int64), np.array(codes, np.uint16),
-                                np.array(viol, np.int64), out_states)
+        columns = (np.array(values, dtype) for values, dtype in zip((out_fps, parents, codes, viol), Candidates.DTYPES))
+        candidates = Candidates(*columns, out_states)
         return Expanded(candidates, generated, np.array([fired[k] for k in self.kind_names], np.int64), broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:

@@ -106,10 +106,3 @@ class SpilledSet:
         for old in (a, b):
             os.unlink(old.filename)
         return np.load(path, mmap_mode="r")
-
-    def close(self) -> None:
-        """Remove the run files."""
-        self.runs = []
-        for path in self.directory.glob("run-*.npy"):
-            path.unlink()
-        self.directory.rmdir()
