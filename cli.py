@@ -66,10 +66,12 @@ def interruption_json(terminated: bool, reached=None, checked=(), checkpoint=Non
 try:  # importing numba, the models and Spark's helpers takes most of a second: Ctrl-C there is still one line
     with interruptions_deferred():
         import json
+        import time
         import traceback
         from contextlib import contextmanager
         from functools import partial
         from pathlib import Path
+        from types import SimpleNamespace
 
         import click
         from rich.console import Console
@@ -79,7 +81,11 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.checkpoint.identity import CheckpointError, RunIdentity
         from checker.checkpoint.saver import Saver
         from checker.checkpoint.snapshot import read_snapshot
-        from checker.engines import ENGINES, SMALL, engine_session
+        from checker.engines import ENGINES, SMALL, engine_session, simulation_session
+        from checker.shorten import shorten
+        from checker.simulation_report import properties_table as simulated_properties
+        from checker.simulation_report import simulation_json
+        from checker.simulation_report import summary_table as simulation_summary
         from checker.invariant import applies, scope
         from checker.java import EngineUnavailable
         from checker.master_url import master_problem
@@ -483,6 +489,95 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
               engine, master, partitions, work_dir, memory_budget, progress_file)
+
+
+@main.command()
+@click.option("--model", "model_name", default="spec", show_default=True, help="model to walk")
+@click.option("--variant", default=None, help="protocol variant (default: the model's)")
+@bound_options
+@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
+              help="invariant or witness to check (repeatable; default: every invariant of the model)")
+@click.option("--walks", type=int, default=None,
+              help="run this many walks (numbered from 0; default 10,000 unless --seconds is given)")
+@click.option("--seconds", type=float, default=None, help="run walks until this many seconds have passed")
+@click.option("--max-depth", type=int, default=50, show_default=True, help="the most steps of one walk")
+@click.option("--swarm", is_flag=True, help="each walk leaves out a random subset of the action kinds (swarm testing)")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="the simulation's seed: the same seed and --walks give the same walks on either engine")
+@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+              help="save each shortened counterexample here as <model>-<variant>-<invariant>.json")
+@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
+              help="also draw each saved trace (needs --trace-dir)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@click.option("--partitions", type=click.IntRange(1, 4096), default=None,
+              help="spark: number of walker tasks (default: cores)")
+@click.option("--master", default=None, callback=_valid_master,
+              help="spark: master URL (local[N], spark://host:7077, ...); default: the embedded local[*]")
+@click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
+              help="spark (walkers as Spark tasks) or local (one Python process)")
+def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, seed, trace_dir, render_format,
+             as_json, partitions, master, engine, **bounds):
+    """Random walks from the initial state, for answers past exhaustive reach: each walk takes
+    random enabled steps up to --max-depth, and every invariant and witness is checked on every
+    state. A violation is shortened (delta debugging, then a bounded BFS where the bounds allow)
+    before it is shown. Finding nothing proves nothing: only `check` can say a property holds.
+
+    Exits 0 when no invariant was found violated, 1 when one was, 2 when a trace could not be
+    saved."""
+    if walks is not None and walks < 1:
+        raise UserError(f"--walks must be at least 1, not {walks}")
+    if seconds is not None and not seconds > 0:
+        raise UserError(f"--seconds must be more than 0, not {seconds:g}")
+    if not 1 <= max_depth <= 100_000:
+        raise UserError(f"--max-depth must be from 1 to 100000, not {max_depth}")
+    if seed < 0:
+        raise UserError(f"--seed must be 0 or more, not {seed}")
+    check_report_options(as_json, False, render_format, trace_dir)
+    if walks is None and seconds is None:
+        walks = 10_000
+    try:
+        properties = select(model_name, invariant_names)
+        model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    properties = applicable([model], properties, bool(invariant_names))
+    make_dir(trace_dir)
+    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm}
+    started = time.monotonic()
+    try:
+        prepare_kernels([model])
+        with simulation_session(engine, master=master, partitions=partitions) as simulate_on:
+            tally = simulate_on(model, properties, walks=walks, seconds=seconds, **options)
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
+    elapsed = time.monotonic() - started
+    symmetric = symmetry_for([model], properties, None)
+    by_name = {p.name: p for p in properties}
+    shortened = {name: shorten(model, by_name[name], found.actions, symmetric)
+                 for name, found in sorted(tally.found.items(), key=lambda item: list(by_name).index(item[0]))}
+    files, unsaved = {}, None
+    try:
+        result = SimpleNamespace(violations={name: short.trace for name, short in shortened.items()})
+        for name, path in saved_traces(result, model, trace_dir) if trace_dir is not None else ():
+            files[name] = path
+            if render_format:
+                render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
+    except UserError as exc:
+        unsaved = exc
+    engine_text = engine if engine == "local" else f"spark ({master or 'local[*]'})"
+    if as_json:
+        click.echo(json.dumps(simulation_json(model, properties, tally, elapsed, options, engine_text, shortened,
+                                              files), indent=2))
+    else:
+        console = stdout_console()
+        console.print(simulation_summary(model, tally, elapsed, options, engine_text))
+        console.print(simulated_properties(properties, tally, shortened, files))
+        for short in shortened.values():
+            console.print(trace_table(short.trace, model))
+    if unsaved is not None:
+        raise unsaved
+    violated = any(name in tally.found and not by_name[name].witness for name in by_name)
+    sys.exit(EXIT_VIOLATED if violated else 0)
 
 
 @main.command()

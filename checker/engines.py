@@ -13,6 +13,7 @@ dropped (about a second of work) and Spark searches from the initial states.
 
 from __future__ import annotations
 
+import itertools
 from contextlib import ExitStack, contextmanager
 
 from .local import explore
@@ -57,6 +58,34 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
                                  memory_budget=memory_budget, saver=saver, on_level=on_level, **options)
 
         yield explore_on_spark
+
+
+@contextmanager
+def simulation_session(engine: str, *, master: str | None = None, partitions: int | None = None):
+    """Yield a `simulate(model, properties, walks=..., seconds=..., max_depth=..., swarm=...,
+    seed=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
+    named engine: in this process, or as Spark tasks (on `master`, default the embedded
+    `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
+    by the local engine only. Raises checker.java.EngineUnavailable when Spark cannot start."""
+    import time
+
+    from .simulation import Tally, run_walks, walker
+
+    if engine == "local":
+        def simulate(model, properties, *, walks, seconds, max_depth, swarm, seed, on_batch=None):
+            run = walker(model, properties, max_depth, swarm, seed).run
+            numbers = range(walks) if walks is not None else itertools.count()
+            deadline = None if seconds is None else time.monotonic() + seconds
+            return run_walks(run, numbers, deadline, Tally(), on_batch)
+        yield simulate
+        return
+    from .spark_context import spark_context
+    from .spark_simulation import simulate_spark
+
+    with spark_context(master or "local[*]", partitions) as sc:
+        def simulate_on_spark(model, properties, *, on_batch=None, **options):
+            return simulate_spark(sc, model, properties, tasks=partitions, **options)
+        yield simulate_on_spark
 
 
 class _TooBig(Exception):

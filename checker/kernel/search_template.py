@@ -11,6 +11,7 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
+from checker.kernel.prng import draw
 from checker.kernel.steps import code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
@@ -111,3 +112,40 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 n_out += 1
         i = end
     return i, n_out, generated
+
+
+@kernel
+def walk(row, lay, state, max_depth, dropped, invariant_mask, step_mask, buf, acts, allowed, path, fps):
+    """One random walk from `row` (copied) for simulation: at each step one of the enabled
+    actions whose kind is not in `dropped` (a bitmask of kinds, for swarm walks) is taken, drawn
+    uniformly with the generator `state` (`prng.draw`). The walk ends at `max_depth` steps, in a
+    state where nothing allowed is enabled, or at the first state that violates an invariant of
+    `invariant_mask` or step that breaks a property of `step_mask`. The action codes go into
+    `path` and the fingerprints of the states reached into `fps`. Returns (steps taken,
+    violated invariant bits, broken step-property bits)."""
+    s = row.copy()
+    v = violations(s, lay, invariant_mask)
+    if v:
+        return 0, v, 0
+    depth = 0
+    while depth < max_depth:
+        n = successors(s, lay, buf, acts)
+        m = 0
+        for j in range(n):
+            if (dropped >> code_kind(acts[j])) & 1 == 0:
+                allowed[m] = j
+                m += 1
+        if m == 0:
+            break
+        state, pick = draw(state, m)
+        j = allowed[pick]
+        broken = broken_steps(s, acts[j], buf[j], lay, step_mask) if step_mask else 0
+        path[depth] = acts[j]
+        for w in range(s.shape[0]):
+            s[w] = buf[j, w]
+        fps[depth] = fingerprint(s)
+        depth += 1
+        v = violations(s, lay, invariant_mask)
+        if v or broken:
+            return depth, v, broken
+    return depth, 0, 0

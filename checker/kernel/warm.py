@@ -20,7 +20,7 @@ def is_compiled(kernel) -> bool:
 
 def warm_up(kernel, initial_state) -> None:
     """Compile (or load from the cache) everything a search on `kernel` runs, by expanding
-    `initial_state` once with and without symmetry."""
+    `initial_state` once with and without symmetry, and taking one step of a random walk."""
     row = kernel.encode(initial_state).reshape(1, -1)
     fps = np.array([fingerprint(row[0])], np.int64)
     everything = (1 << max(len(kernel.invariant_names), 1)) - 1
@@ -28,3 +28,7 @@ def warm_up(kernel, initial_state) -> None:
     for symmetric in (False, True):
         expand_all(kernel, row, fps, everything, steps, permutations(kernel.replicas, symmetric))
     kernel.successor_rows(row[0])
+    room = kernel.max_successors
+    kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, 0, everything, steps,
+                       np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(room, np.int64),
+                       np.zeros(1, np.int64), np.zeros(1, np.int64))

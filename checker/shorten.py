@@ -1,0 +1,147 @@
+"""Shortening a violation found by a random walk before it is shown.
+
+First delta debugging (Zeller's ddmin): drop ever smaller chunks of steps while the rest is
+still a behaviour of the model (each step enabled in turn) and still violates the property;
+a behaviour that violates it earlier is cut there. Then, where the bounds allow, a
+breadth-first search to the shortened length either confirms that nothing shorter exists or
+finds the shortest trace. Works on packed rows and action codes for a model with a kernel,
+on readable states and action values otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from .invariant import StepProperty
+from .local import explore
+from traces.trace import Step, Trace
+
+BFS_STATES = 2_000_000
+"""The most distinct states the confirming search may store before it gives up."""
+BFS_SECONDS = 30.0
+"""The longest the confirming search may run before it gives up."""
+
+
+class Shortened(NamedTuple):
+    """A shortened violation: the trace, the length the walk found, the length delta debugging
+    reached, and what the confirming search said ('shortest' when it proved no shorter trace
+    exists, 'shorter' when it found one, 'too large' when it gave up)."""
+
+    trace: Trace
+    walked: int
+    debugged: int
+    bfs: str
+
+
+class _Replay:
+    """Steps a model by recorded actions and asks whether a property is violated."""
+
+    def __init__(self, model, prop):
+        self.model, self.prop = model, prop
+        self.step_prop = isinstance(prop, StepProperty)
+        kernel = getattr(model, "kernel", None)
+        self.kernel = kernel
+        if kernel is not None:
+            names = kernel.step_property_names if self.step_prop else kernel.invariant_names
+            self.mask = 1 << names.index(prop.name)
+            self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
+            self.acts = np.zeros(kernel.max_successors, np.int64)
+
+    def initial(self):
+        state = self.model.initial_states()[0]
+        return self.kernel.encode(state) if self.kernel is not None else state
+
+    def step(self, state, action):
+        """The state after `action`, or None when it is not enabled."""
+        if self.kernel is not None:
+            j = self.kernel.search.step(state, self.kernel.layout, action, self.buf, self.acts)
+            return None if j < 0 else self.buf[j].copy()
+        return next((t for a, t in self.model.successors(state) if a == action), None)
+
+    def violated(self, state) -> bool:
+        if self.step_prop:
+            return False
+        if self.kernel is not None:
+            return bool(self.kernel.search.violations(state, self.kernel.layout, self.mask))
+        return not self.prop.holds(state)
+
+    def broken(self, before, action, after) -> bool:
+        if not self.step_prop:
+            return False
+        if self.kernel is not None:
+            return bool(self.kernel.search.broken_steps(before, action, after, self.kernel.layout, self.mask))
+        return not self.prop.holds(before, action, after)
+
+    def violating_prefix(self, actions) -> int | None:
+        """The length of the shortest prefix of `actions` that is a behaviour ending in a
+        violation; None when some step is not enabled first or nothing is violated."""
+        state = self.initial()
+        if self.violated(state):
+            return 0
+        for i, action in enumerate(actions):
+            after = self.step(state, action)
+            if after is None:
+                return None
+            if self.broken(state, action, after) or self.violated(after):
+                return i + 1
+            state = after
+        return None
+
+    def trace(self, actions) -> Trace:
+        """The readable trace of `actions` (a violating behaviour)."""
+        model, state = self.model, self.initial()
+        readable = self.kernel.decode if self.kernel is not None else (lambda s: s)
+        label = self.kernel.action_value if self.kernel is not None else (lambda a: a)
+        first, steps = readable(state), []
+        for action in actions:
+            state = self.step(state, action)
+            steps.append(Step(label(action), readable(state)))
+        return Trace(model.name, model.variant, dict(model.parameters()), self.prop.name, first, tuple(steps))
+
+
+def ddmin(replay: _Replay, actions: tuple) -> tuple:
+    """Delta debugging: the actions with chunks dropped, ever smaller, while what is left is a
+    behaviour that violates the property (cut at its first violation)."""
+    actions = actions[:replay.violating_prefix(actions)]
+    n = 2
+    while len(actions) >= 2:
+        size = -(-len(actions) // n)
+        for start in range(0, len(actions), size):
+            rest = actions[:start] + actions[start + size:]
+            cut = replay.violating_prefix(rest)
+            if cut is not None:
+                actions, n = rest[:cut], max(n - 1, 2)
+                break
+        else:
+            if n >= len(actions):
+                break
+            n = min(2 * n, len(actions))
+    return actions
+
+
+class _TooLarge(Exception):
+    """The confirming search passed its budget."""
+
+
+def shorten(model, prop, actions: tuple, symmetry: bool = False) -> Shortened:
+    """The walk's violation of `prop` along `actions`, shortened (module docstring)."""
+    replay = _Replay(model, prop)
+    debugged = ddmin(replay, tuple(actions))
+    started = time.monotonic()
+
+    def budget(stats, frontier):
+        if stats.distinct_total > BFS_STATES or time.monotonic() - started > BFS_SECONDS:
+            raise _TooLarge
+
+    try:
+        result = explore(model, [prop], stop_at_first=True, max_depth=len(debugged), on_level=budget,
+                         symmetry=symmetry)
+    except _TooLarge:
+        return Shortened(replay.trace(debugged), len(actions), len(debugged), "too large")
+    found = result.violations.get(prop.name)
+    if found is None or len(found) >= len(debugged):
+        return Shortened(replay.trace(debugged), len(actions), len(debugged), "shortest")
+    return Shortened(found, len(actions), len(debugged), "shorter")

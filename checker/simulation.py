@@ -1,0 +1,187 @@
+"""Simulation: random walks through a model, for answers past exhaustive reach (TLC's
+-simulate, swarm verification).
+
+Walk number k of a simulation seeded s draws its numbers from `prng.walk_seed(s, k)`, so a
+walk is the same on every engine and in every process; `--walks N` runs walks 0..N-1, and the
+shortest violation of each property is chosen by (length, walk number), so the result does not
+depend on how the walks were shared out. In swarm mode each walk also drops a random subset of
+the action kinds (each kind with probability one half), which steers walks into corners that
+uniform walks rarely reach. Every invariant and witness is checked on every state and step.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .fingerprint import fingerprint
+from .invariant import StepProperty
+from .kernel.prng import draw, mix, walk_seed
+from .sketch import DistinctSketch
+
+SWARM_SALT = np.uint64(0x5157A2D)
+"""Mixed into a walk's seed to draw the action kinds it drops in swarm mode."""
+
+BATCH_SECONDS = 0.25
+"""How long a batch of walks runs before the time budget and progress are looked at."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """The shortest walk found so far that violates one property (reaches it, for a witness):
+    its length, its number, and its actions (action codes for a model with a kernel, action
+    values otherwise)."""
+
+    length: int
+    walk: int
+    actions: tuple
+
+    def better_than(self, other: "Found | None") -> bool:
+        """Shorter, or as short from a lower-numbered walk: the order that makes the result
+        independent of how walks were shared out."""
+        return other is None or (self.length, self.walk) < (other.length, other.walk)
+
+
+@dataclass
+class Tally:
+    """What a set of walks saw: how many walks, states visited (each walk's initial state and
+    every state it reached), the deepest walk, a sketch of the distinct states, and per property
+    the best violating walk."""
+
+    walks: int = 0
+    states: int = 0
+    deepest: int = 0
+    sketch: DistinctSketch = field(default_factory=DistinctSketch)
+    found: dict[str, Found] = field(default_factory=dict)
+
+    def record(self, walk: int, depth: int, violated: list[str], actions: tuple, fps: np.ndarray) -> None:
+        """Add one walk's outcome."""
+        self.walks += 1
+        self.states += depth + 1
+        self.deepest = max(self.deepest, depth)
+        self.sketch.add(fps)
+        for name in violated:
+            candidate = Found(depth, walk, actions)
+            if candidate.better_than(self.found.get(name)):
+                self.found[name] = candidate
+
+    def merge(self, other: "Tally") -> None:
+        """Add what another set of walks saw (Spark tasks' tallies, in any order)."""
+        self.walks += other.walks
+        self.states += other.states
+        self.deepest = max(self.deepest, other.deepest)
+        self.sketch.merge(other.sketch)
+        for name, found in other.found.items():
+            if found.better_than(self.found.get(name)):
+                self.found[name] = found
+
+
+def dropped_kinds(state, kinds: int, swarm: bool) -> int:
+    """The action kinds (a bitmask) a walk starting from generator `state` leaves out: none
+    without swarm; each with probability one half with it (all of them would leave nothing to
+    do, so then none)."""
+    if not swarm:
+        return 0
+    every = (1 << kinds) - 1
+    bits = int(mix(np.uint64(state) ^ SWARM_SALT)) & every
+    return 0 if bits == every else bits
+
+
+class KernelWalker:
+    """Random walks on a model's packed rows, by the compiled `walk` of its search module."""
+
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int):
+        kernel = model.kernel
+        self.kernel, self.search, self.layout = kernel, kernel.search, kernel.layout
+        names = {p.name for p in properties}
+        self.invariant_names = [n if n in names else None for n in kernel.invariant_names]
+        self.step_names = [n if n in names else None for n in kernel.step_property_names]
+        self.invariant_mask = sum(1 << i for i, n in enumerate(self.invariant_names) if n)
+        self.step_mask = sum(1 << i for i, n in enumerate(self.step_names) if n)
+        self.initial = kernel.encode(model.initial_states()[0])
+        self.initial_fp = fingerprint_row(self.initial)
+        self.max_depth, self.swarm, self.seed = max_depth, swarm, seed
+        self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
+        self.acts = np.zeros(kernel.max_successors, np.int64)
+        self.allowed = np.zeros(kernel.max_successors, np.int64)
+        self.path = np.zeros(max(max_depth, 1), np.int64)
+        self.fps = np.zeros(max(max_depth, 1) + 1, np.int64)
+
+    def run(self, walk: int) -> tuple[int, list[str], tuple, np.ndarray]:
+        """Walk number `walk`: (steps, properties violated at its end, its action codes when it
+        violated one, the fingerprints of its states)."""
+        state = np.uint64(walk_seed(self.seed, walk))
+        dropped = dropped_kinds(state, len(self.kernel.action_kinds), self.swarm)
+        depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, dropped,
+                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.allowed,
+                                            self.path, self.fps[1:])
+        self.fps[0] = self.initial_fp
+        violated = [n for i, n in enumerate(self.invariant_names) if n and v >> i & 1]
+        violated += [n for i, n in enumerate(self.step_names) if n and broken >> i & 1]
+        actions = tuple(int(c) for c in self.path[:depth]) if violated else ()
+        return depth, violated, actions, self.fps[:depth + 1]
+
+
+class PlainWalker:
+    """Random walks on a model's readable states (a model without a kernel)."""
+
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int):
+        self.model, self.max_depth, self.swarm, self.seed = model, max_depth, swarm, seed
+        self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
+        self.steps = [p for p in properties if isinstance(p, StepProperty)]
+        self.kinds = {kind: i for i, kind in enumerate(model.action_kinds())}
+
+    def run(self, walk: int) -> tuple[int, list[str], tuple, np.ndarray]:
+        """As `KernelWalker.run`, with action values for actions."""
+        state = np.uint64(walk_seed(self.seed, walk))
+        dropped = dropped_kinds(state, len(self.kinds), self.swarm)
+        s = self.model.initial_states()[0]
+        fps, actions = [fingerprint(s)], []
+        violated = [p.name for p in self.invariants if not p.holds(s)]
+        while not violated and len(actions) < self.max_depth:
+            options = [(a, t) for a, t in self.model.successors(s) if not dropped >> self.kinds[a[0]] & 1]
+            if not options:
+                break
+            state, pick = draw(state, len(options))
+            state = np.uint64(state)
+            action, t = options[int(pick)]
+            violated = [p.name for p in self.steps if not p.holds(s, action, t)]
+            s = t
+            actions.append(action)
+            fps.append(fingerprint(s))
+            violated += [p.name for p in self.invariants if not p.holds(s)]
+        return len(actions), violated, tuple(actions) if violated else (), np.array(fps, np.int64)
+
+
+def fingerprint_row(row: np.ndarray) -> int:
+    """A packed row's fingerprint, as the compiled walks compute it."""
+    from .kernel.fingerprint import fingerprint as row_fingerprint
+
+    return int(row_fingerprint(row))
+
+
+def walker(model, properties, max_depth: int, swarm: bool, seed: int):
+    """The walker for this model: compiled when it has a kernel."""
+    kind = KernelWalker if getattr(model, "kernel", None) is not None else PlainWalker
+    return kind(model, properties, max_depth, swarm, seed)
+
+
+def run_walks(walk: Callable, numbers, deadline: float | None, tally: Tally,
+              on_batch: Callable[[Tally], None] | None = None) -> Tally:
+    """Run `walk` (a walker's `run`) for each walk number from the iterable `numbers`, until it
+    is exhausted or, with a `deadline` (time.monotonic), the deadline passes; `on_batch(tally)`
+    about every `BATCH_SECONDS`."""
+    batch_end = time.monotonic() + BATCH_SECONDS
+    for number in numbers:
+        tally.record(number, *walk(number))
+        now = time.monotonic()
+        if now >= batch_end:
+            if on_batch is not None:
+                on_batch(tally)
+            if deadline is not None and now >= deadline:
+                break
+            batch_end = now + BATCH_SECONDS
+    return tally
