@@ -1,0 +1,129 @@
+"""`replcheck simulate`: random and swarm walks, reproducible per seed on either engine, and
+violations shortened into real, still-violating behaviours."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from checker.engines import simulation_session
+from checker.kernel.prng import walk_seed
+from checker.kernel.steps import kind_of
+from checker.shorten import _Replay, ddmin, shorten
+from checker.simulation import KernelWalker, Tally, dropped_kinds, run_walks, walker
+from checker.sketch import DistinctSketch
+from conftest import run_cli, run_json
+from invariants.registry import select
+from model.registry import build_model
+from traces.replay import verify_trace
+
+SPEC_HW = ("--model", "spec", "--variant", "hw", "--invariant", "strong-isr")
+
+
+def tally_of(model_name, variant, names, walks, seed=3, swarm=False, **bounds):
+    properties = select(model_name, names)
+    model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)
+    run = walker(model, properties, 40, swarm, seed).run
+    return model, properties, run_walks(run, range(walks), None, Tally())
+
+
+def test_the_same_seed_gives_the_same_walks_and_another_seed_other_walks():
+    first = tally_of("spec", "kip320", ["strong-isr"], 400)[2]
+    again = tally_of("spec", "kip320", ["strong-isr"], 400)[2]
+    other = tally_of("spec", "kip320", ["strong-isr"], 400, seed=4)[2]
+    assert (first.states, first.deepest, first.found) == (again.states, again.deepest, again.found)
+    assert np.array_equal(first.sketch.registers, again.sketch.registers)
+    assert first.states != other.states
+
+
+def test_a_seeded_simulation_gives_the_same_answer_on_both_engines_at_any_task_count():
+    args = ("simulate", *SPEC_HW, "--walks", "500", "--seed", "11")
+    local = run_json(*args, "--engine", "local")
+    for tasks in ("1", "3"):
+        spark = run_json(*args, "--engine", "spark", "--master", "local[2]", "--partitions", tasks)
+        for key in ("walks", "states_visited", "distinct_states_estimate", "deepest", "properties"):
+            assert spark[key] == local[key], key
+
+
+def test_walks_split_between_tasks_merge_to_the_whole():
+    model, properties, whole = tally_of("spec", "hw", ["strong-isr"], 600)
+    run = walker(model, properties, 40, False, 3).run
+    parts = [run_walks(run, range(i, 600, 4), None, Tally()) for i in range(4)]
+    merged = Tally()
+    for part in reversed(parts):
+        merged.merge(part)
+    assert (merged.walks, merged.states, merged.deepest, merged.found) == (whole.walks, whole.states, whole.deepest,
+                                                                           whole.found)
+
+
+def test_simulation_finds_the_violation_and_shows_it_shortened_and_replayable(tmp_path):
+    result = run_cli("simulate", *SPEC_HW, "--walks", "3000", "--engine", "local", "--trace-dir", str(tmp_path))
+    assert result.exit_code == 1, result.output[-2000:]
+    saved = tmp_path / "spec-hw-strong-isr.json"
+    shown = run_cli("trace", "show", str(saved))
+    assert shown.exit_code == 0
+    check = run_json("check", *SPEC_HW, "--engine", "local")
+    data = run_json("simulate", *SPEC_HW, "--walks", "3000", "--engine", "local")
+    found = data["properties"]["strong-isr"]
+    assert found["status"] == "violated"
+    assert found["trace_length"] <= found["debugged_length"] <= found["walk_length"]
+    if found["bfs"] in ("shortest", "shorter"):  # the bounded BFS answers for the spec model's default bounds
+        assert found["trace_length"] == check["invariants"]["strong-isr"]["trace_length"]
+
+
+def test_delta_debugging_keeps_a_behaviour_that_still_violates():
+    model, properties, tally = tally_of("spec", "hw", ["strong-isr"], 3000, seed=5)
+    found = tally.found["strong-isr"]
+    replay = _Replay(model, properties[0])
+    short = ddmin(replay, found.actions)
+    assert len(short) <= found.length
+    assert replay.violating_prefix(short) == len(short)  # enabled step by step, violating only at its end
+    trace = shorten(model, properties[0], found.actions).trace
+    verify_trace(trace, model)
+
+
+def test_a_plain_model_is_walked_over_readable_states():
+    model, properties, tally = tally_of("two-phase", None, [], 200)
+    assert not hasattr(model, "kernel") or model.kernel is None
+    assert tally.walks == 200 and tally.states > 200 and not tally.found
+
+
+def test_swarm_walks_leave_out_kinds_and_uniform_ones_do_not():
+    assert dropped_kinds(np.uint64(12345), 9, False) == 0
+    drops = {dropped_kinds(np.uint64(seed), 9, True) for seed in range(200)}
+    assert len(drops) > 50 and (1 << 9) - 1 not in drops
+    model, properties, _ = tally_of("spec", "hw", ["strong-isr"], 1)
+    swarm = KernelWalker(model, properties, 30, True, 9)
+    for number in range(50):
+        depth, _, _, _ = swarm.run(number)
+        dropped = dropped_kinds(np.uint64(walk_seed(9, number)), len(model.kernel.action_kinds), True)
+        kinds = {int(kind_of(code)) for code in swarm.path[:depth]}
+        assert not any(dropped >> kind & 1 for kind in kinds)
+
+
+def test_the_distinct_state_estimate_is_within_a_few_percent():
+    rng = np.random.default_rng(2)
+    for n in (50, 20_000, 500_000):
+        sketch = DistinctSketch()
+        fps = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64)
+        sketch.add(fps)
+        sketch.add(fps[: n // 3])
+        assert abs(sketch.estimate() - n) <= max(2, 0.03 * n)
+
+
+def test_the_local_session_stops_at_the_time_budget():
+    properties = select("spec", ["strong-isr"])
+    model = build_model("spec", "kip320")
+    with simulation_session("local") as simulate:
+        tally = simulate(model, properties, walks=None, seconds=0.5, max_depth=20, swarm=False, seed=0)
+    assert tally.walks > 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--seconds", "0"), "--seconds"), (("--walks", "0"), "--walks"), (("--seed", "-1"), "--seed"),
+    (("--max-depth", "0"), "--max-depth"), (("--variant", "kip999"), "kip999"),
+])
+def test_bad_simulation_options_are_one_line_errors(args, words):
+    result = run_cli("simulate", "--model", "spec", "--engine", "local", *args)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
