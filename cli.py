@@ -543,14 +543,14 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
     properties = applicable([model], properties, bool(invariant_names))
     make_dir(trace_dir)
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm}
-    started = time.monotonic()
     try:
         prepare_kernels([model])
         with simulation_session(engine, master=master, partitions=partitions) as simulate_on:
+            started = time.monotonic()
             tally = simulate_on(model, properties, walks=walks, seconds=seconds, **options)
+            elapsed = time.monotonic() - started
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None
-    elapsed = time.monotonic() - started
     symmetric = symmetry_for([model], properties, None)
     by_name = {p.name: p for p in properties}
     shortened = {name: shorten(model, by_name[name], found.actions, symmetric)

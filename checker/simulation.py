@@ -6,7 +6,8 @@ walk is the same on every engine and in every process; `--walks N` runs walks 0.
 shortest violation of each property is chosen by (length, walk number), so the result does not
 depend on how the walks were shared out. In swarm mode each walk also drops a random subset of
 the action kinds (each kind with probability one half), which steers walks into corners that
-uniform walks rarely reach. Every invariant and witness is checked on every state and step.
+other walks rarely reach. A step is drawn in two stages, an enabled action kind first and then
+one of its steps, both uniformly. Every invariant and witness is checked on every state and step.
 """
 
 from __future__ import annotations
@@ -145,7 +146,10 @@ class PlainWalker:
             options = [(a, t) for a, t in self.model.successors(s) if not dropped >> self.kinds[a[0]] & 1]
             if not options:
                 break
-            state, pick = draw(state, len(options))
+            kinds = sorted({self.kinds[a[0]] for a, _ in options})
+            state, pick = draw(state, len(kinds))
+            options = [(a, t) for a, t in options if self.kinds[a[0]] == kinds[int(pick)]]
+            state, pick = draw(np.uint64(state), len(options))
             state = np.uint64(state)
             action, t = options[int(pick)]
             violated = [p.name for p in self.steps if not p.holds(s, action, t)]

@@ -27,7 +27,7 @@ def summary_table(model, tally: Tally, seconds: float, options: dict, engine: st
     """The run: model, bounds, engine, walks, states visited, distinct states (estimated),
     deepest walk, time."""
     table = Table(show_header=False, box=None)
-    mode = "swarm (each walk drops a random subset of action kinds)" if options["swarm"] else "uniform"
+    mode = "swarm (each walk drops a random subset of action kinds)" if options["swarm"] else "every action kind"
     rate = f" ({tally.states / seconds:,.0f} states/s)" if seconds > 0 else ""
     for key, value in (("model", f"{model.name} / {model.variant}" if model.variant else model.name),
                        ("bounds", bounds_text(dict(model.parameters()))),

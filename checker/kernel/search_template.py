@@ -11,7 +11,7 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
-from checker.kernel.prng import draw
+from checker.kernel.prng import draw, nth_bit, popcount
 from checker.kernel.steps import code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
@@ -118,7 +118,9 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
 def walk(row, lay, state, max_depth, dropped, invariant_mask, step_mask, buf, acts, allowed, path, fps):
     """One random walk from `row` (copied) for simulation: at each step one of the enabled
     actions whose kind is not in `dropped` (a bitmask of kinds, for swarm walks) is taken, drawn
-    uniformly with the generator `state` (`prng.draw`). The walk ends at `max_depth` steps, in a
+    with the generator `state` (`prng.draw`): an action kind first, uniformly among the enabled
+    ones, then one of its steps, uniformly (so a kind with many instances, such as becoming
+    follower in each epoch, does not crowd out the others). The walk ends at `max_depth` steps, in a
     state where nothing allowed is enabled, or at the first state that violates an invariant of
     `invariant_mask` or step that breaks a property of `step_mask`. The action codes go into
     `path` and the fingerprints of the states reached into `fps`. Returns (steps taken,
@@ -137,7 +139,17 @@ def walk(row, lay, state, max_depth, dropped, invariant_mask, step_mask, buf, ac
                 m += 1
         if m == 0:
             break
-        state, pick = draw(state, m)
+        kinds = 0  # a kind first, uniformly among the enabled kinds, then one of its steps
+        for q in range(m):
+            kinds |= 1 << code_kind(acts[allowed[q]])
+        state, pick = draw(state, popcount(kinds))
+        chosen = nth_bit(kinds, pick)
+        k = 0
+        for q in range(m):
+            if code_kind(acts[allowed[q]]) == chosen:
+                allowed[k] = allowed[q]
+                k += 1
+        state, pick = draw(state, k)
         j = allowed[pick]
         broken = broken_steps(s, acts[j], buf[j], lay, step_mask) if step_mask else 0
         path[depth] = acts[j]
