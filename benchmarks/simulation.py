@@ -3,7 +3,7 @@ and on Spark (`--master`, two cores by default), for the same seed and number of
 both engines take exactly the same walks. Prints JSON on stdout and a table on stderr, with
 the ratio of Spark's per-core rate to the local engine's.
 
-    python -m benchmarks.simulation                         # fetch hw, 3 replicas, 40,000 walks
+    python -m benchmarks.simulation                         # fetch hw, 3 replicas, 40,000 walks (about 10 s)
     python -m benchmarks.simulation --walks 200000
 """
 
