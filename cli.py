@@ -82,6 +82,10 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.checkpoint.saver import Saver
         from checker.checkpoint.snapshot import read_snapshot
         from checker.engines import ENGINES, SMALL, engine_session, simulation_session
+        from checker.distinguish import distinguish as tell_apart
+        from checker.distinguish import first_difference
+        from checker.distinction_report import (distinction_explained, distinction_json, distinction_summary,
+                                                distinction_table)
         from checker.shorten import shorten
         from checker.simulation_report import properties_table as simulated_properties
         from checker.simulation_report import simulation_json
@@ -578,6 +582,66 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
         raise unsaved
     violated = any(name in tally.found and not by_name[name].witness for name in by_name)
     sys.exit(EXIT_VIOLATED if violated else 0)
+
+
+@main.command()
+@click.option("--model", "model_name", default="spec", show_default=True, help="model whose variants to tell apart")
+@click.option("--variants", required=True, metavar="A,B", help="the two variants: A should fail, B hold")
+@bound_options
+@click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant that tells them apart")
+@click.option("--explain", is_flag=True, help="say at which step the variants part, and by which rules")
+@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+              help="save the behaviour under A, a counterexample of A, here as <model>-<A>-vs-<B>-<invariant>.json "
+                   "(--json gives both variants' states)")
+@click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
+              help="also draw the saved trace (needs --trace-dir)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+def distinguish(model_name, variants, invariant_name, explain, trace_dir, render_format, as_json, **bounds):
+    """The shortest behaviour, as one sequence of events both variants allow, after which the
+    invariant fails under A while it has held all along under B: a breadth-first search over
+    pairs of states (an event enabled in only one variant is not shared, so a pair never takes
+    it). Local engine. Exits 1 when such a behaviour exists, 0 when the two are
+    indistinguishable by the invariant at these bounds, 2 on bad input."""
+    names = [v.strip() for v in variants.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UserError(f"--variants takes two variants, A,B, not {variants!r}")
+    if names[0] == names[1]:
+        raise UserError(f"--variants names {names[0]} twice: give two different variants")
+    check_report_options(as_json, False, render_format, trace_dir)
+    try:
+        (prop,) = select(model_name, [invariant_name])
+        models = [build_model(model_name, v, ghost=prop.needs_ghost, **bounds) for v in names]
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    applicable(models, [prop], True)
+    make_dir(trace_dir)
+    prepare_kernels(models)
+    found = tell_apart(models[0], models[1], prop)
+    first, second = names
+    files = {}
+    if found.first is not None and trace_dir is not None:  # A's side is a counterexample of A's model
+        path = trace_dir / f"{model_name}-{first}-vs-{second}-{prop.name}.json"
+        try:
+            save_trace(found.first, models[0], path)
+        except OSError as exc:
+            raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+        files[first] = str(path)
+        if render_format:
+            render_or_fail(path, render_format, default_output(path, render_format, "lanes"))
+    parted = first_difference(found.first, found.second) if found.first is not None else None
+    if as_json:
+        click.echo(json.dumps(distinction_json(models, prop, found, parted, files), indent=2))
+    else:
+        console = stdout_console()
+        console.print(distinction_summary(models, prop, found))
+        if found.first is not None:
+            console.print(distinction_table(models, found))
+            if explain:
+                for line in distinction_explained(models, prop, found, parted):
+                    console.print("- " + line, highlight=False)
+            for variant, path in files.items():
+                console.print(f"{variant}: {path}", highlight=False)
+    sys.exit(EXIT_VIOLATED if found.first is not None else 0)
 
 
 @main.command()

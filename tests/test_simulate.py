@@ -1,7 +1,10 @@
-"""`replcheck simulate`: random and swarm walks, reproducible per seed on either engine, and
-violations shortened into real, still-violating behaviours."""
+"""Answers past exhaustive reach: `replcheck simulate` (random and swarm walks, reproducible per
+seed on either engine, violations shortened into real, still-violating behaviours) and
+`replcheck distinguish` (the shortest behaviour that tells two variants apart)."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -15,7 +18,8 @@ from checker.sketch import DistinctSketch
 from conftest import run_cli, run_json
 from invariants.registry import select
 from model.registry import build_model
-from traces.replay import verify_trace
+from traces.replay import verify_trace, walk
+from traces.store import load_trace
 
 SPEC_HW = ("--model", "spec", "--variant", "hw", "--invariant", "strong-isr")
 
@@ -125,5 +129,42 @@ def test_the_local_session_stops_at_the_time_budget():
 ])
 def test_bad_simulation_options_are_one_line_errors(args, words):
     result = run_cli("simulate", "--model", "spec", "--engine", "local", *args)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
+
+
+# ----- distinguish ---------------------------------------------------------------------------------------
+
+
+def test_distinguish_finds_the_shortest_shared_behaviour_that_breaks_only_a(tmp_path):
+    result = run_cli("distinguish", "--model", "spec", "--variants", "hw,kip320", "--invariant", "strong-isr",
+                     "--explain", "--trace-dir", str(tmp_path), "--render", "svg")
+    assert result.exit_code == 1, result.output[-2000:]
+    assert "The variants part at step" in " ".join(result.stdout.split())
+    hw_model, kip320_model = (build_model("spec", v) for v in ("hw", "kip320"))
+    hw_trace, _ = load_trace(tmp_path / "spec-hw-vs-kip320-strong-isr.json")
+    verify_trace(hw_trace, hw_model)  # a real behaviour of hw that ends breaking strong-isr
+    prop = select("spec", ["strong-isr"])[0]
+    walked = walk(kip320_model, [s.action for s in hw_trace.steps])
+    assert all(prop.holds(state) for state in walked)  # the same events under kip320, holding all along
+    assert (tmp_path / "spec-hw-vs-kip320-strong-isr.lanes.svg").exists()
+    data = run_json("distinguish", "--model", "spec", "--variants", "hw,kip320", "--invariant", "strong-isr")
+    check = run_json("check", "--model", "spec", "--variant", "hw", "--invariant", "strong-isr", "--engine", "local")
+    assert len(data["events"]) >= check["invariants"]["strong-isr"]["trace_length"]
+    assert set(data["states"]) == {"hw", "kip320"} and len(data["states"]["hw"]) == len(data["events"]) + 1
+
+
+def test_variants_that_behave_alike_are_indistinguishable_after_a_complete_search():
+    args = ["distinguish", "--model", "fetch", "--variants", "kip320,kafka37", "--min-insync-replicas", "1",
+            "--max-crashes", "1", "--invariant", "committed-survives", "--json"]
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output[-2000:]
+    data = json.loads(result.stdout)
+    assert data["found"] is False and data["complete"] is True and data["pairs"] > 1000
+
+
+@pytest.mark.parametrize("variants, words", [("hw,hw", "twice"), ("hw", "two variants"), ("hw,kip999", "kip999")])
+def test_bad_variant_pairs_are_one_line_errors(variants, words):
+    result = run_cli("distinguish", "--model", "spec", "--variants", variants, "--invariant", "strong-isr")
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
