@@ -93,7 +93,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.invariant import applies, scope
         from checker.java import EngineUnavailable
         from checker.master_url import master_problem
-        from checker.progress import level_progress, prepare_kernels
+        from checker.progress import level_progress, prepare_kernels, walk_progress
         from checker.symmetry_choice import choose_symmetry
         from checker.compare import compare_variants
         from checker.sweep import configurations, sweep
@@ -549,9 +549,11 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm}
     try:
         prepare_kernels([model])
-        with simulation_session(engine, master=master, partitions=partitions) as simulate_on:
+        label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")
+        with simulation_session(engine, master=master, partitions=partitions) as simulate_on, \
+                walk_progress(label) as on_batch:
             started = time.monotonic()
-            tally = simulate_on(model, properties, walks=walks, seconds=seconds, **options)
+            tally = simulate_on(model, properties, walks=walks, seconds=seconds, on_batch=on_batch, **options)
             elapsed = time.monotonic() - started
     except EngineUnavailable as exc:
         raise UserError(str(exc)) from None

@@ -108,3 +108,20 @@ def level_progress(label: str, progress_file: Path | None = None, history: Seque
     finally:
         if sink is not None:
             os.close(sink)
+
+
+@contextmanager
+def walk_progress(label: str):
+    """Yield an `on_batch(tally)` callback that keeps a progress line for a simulation: walks,
+    states visited, and the properties found so far (on a terminal only)."""
+    console = Console(stderr=True)
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                        console=console, transient=True, disable=not console.is_terminal)
+    with progress:
+        task = progress.add_task(label)
+
+        def on_batch(tally) -> None:
+            found = f", found {', '.join(tally.found)}" if tally.found else ""
+            progress.update(task, description=f"{label}: {tally.walks:,} walks, {tally.states:,} states{found}")
+
+        yield on_batch

@@ -168,3 +168,29 @@ def test_bad_variant_pairs_are_one_line_errors(variants, words):
     result = run_cli("distinguish", "--model", "spec", "--variants", variants, "--invariant", "strong-isr")
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, engine):
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from checker.progress import prepare_kernels
+
+    prepare_kernels([build_model("fetch", "hw", ghost=True, replicas=3)])
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "simulate", "--engine", engine, "--model", "fetch",
+                             "--variant", "hw", "--replicas", "3", "--seconds", "60", "--trace-dir", str(tmp_path)],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(8)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert re.fullmatch(r"Error: interrupted by the user; no result or trace was written", err.strip().splitlines()[-1])
+    assert out == "" and list(tmp_path.iterdir()) == []
+    jvms = subprocess.run(["pgrep", "-f", f"replcheck-spark.*{proc.pid}"], capture_output=True)
+    assert jvms.returncode == 1  # no JVM of this run is left
