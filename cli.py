@@ -108,6 +108,8 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from traces.explain import explain as explain_trace
         from traces.scenario import first_failure, load_scenario
         from traces.scenario import replay as run_replay
+        from checker.atomic_file import write_atomically
+        from traces.pair_picture import pair_svg
         from traces.render import FORMATS, PICTURES, render_file
         from traces.store import TraceFileError, load_trace, one_line, save_trace
         from traces.table import trace_table
@@ -593,8 +595,8 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
 @click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant that tells them apart")
 @click.option("--explain", is_flag=True, help="say at which step the variants part, and by which rules")
 @click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
-              help="save the behaviour under A, a counterexample of A, here as <model>-<A>-vs-<B>-<invariant>.json "
-                   "(--json gives both variants' states)")
+              help="save the behaviour under A, a counterexample of A, here as <model>-<A>-vs-<B>-<invariant>.json, "
+                   "and both variants' lanes, A above B, as <...>.pair.svg (--json gives both variants' states)")
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
               help="also draw the saved trace (needs --trace-dir)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
@@ -620,6 +622,7 @@ def distinguish(model_name, variants, invariant_name, explain, trace_dir, render
     prepare_kernels(models)
     found = tell_apart(models[0], models[1], prop)
     first, second = names
+    parted = first_difference(found.first, found.second) if found.first is not None else None
     files = {}
     if found.first is not None and trace_dir is not None:  # A's side is a counterexample of A's model
         path = trace_dir / f"{model_name}-{first}-vs-{second}-{prop.name}.json"
@@ -630,7 +633,13 @@ def distinguish(model_name, variants, invariant_name, explain, trace_dir, render
         files[first] = str(path)
         if render_format:
             render_or_fail(path, render_format, default_output(path, render_format, "lanes"))
-    parted = first_difference(found.first, found.second) if found.first is not None else None
+        pair = path.with_suffix(".pair.svg")
+        try:
+            write_atomically(pair, pair_svg(found.first, models[0], found.second, models[1],
+                                            distinction_explained(models, prop, found, parted)))
+        except OSError as exc:
+            raise UserError(f"cannot write picture {pair}: {exc.strerror}") from None
+        files["pair picture"] = str(pair)
     if as_json:
         click.echo(json.dumps(distinction_json(models, prop, found, parted, files), indent=2))
     else:

@@ -148,6 +148,8 @@ def test_distinguish_finds_the_shortest_shared_behaviour_that_breaks_only_a(tmp_
     walked = walk(kip320_model, [s.action for s in hw_trace.steps])
     assert all(prop.holds(state) for state in walked)  # the same events under kip320, holding all along
     assert (tmp_path / "spec-hw-vs-kip320-strong-isr.lanes.svg").exists()
+    pair = (tmp_path / "spec-hw-vs-kip320-strong-isr.pair.svg").read_text()
+    assert pair.count("<svg") == 3 and "strong-isr holds at every step" in pair  # A's lanes above B's
     data = run_json("distinguish", "--model", "spec", "--variants", "hw,kip320", "--invariant", "strong-isr")
     check = run_json("check", "--model", "spec", "--variant", "hw", "--invariant", "strong-isr", "--engine", "local")
     assert len(data["events"]) >= check["invariants"]["strong-isr"]["trace_length"]

@@ -85,10 +85,13 @@ class _Grid:
         return self.lanes_top + row * LANE
 
 
-def lanes_figure(trace: Trace, model, framed: bool = True):
+def lanes_figure(trace: Trace, model, framed: bool = True, title: str | None = None, story: list[str] | None = None,
+                 ends: bool = True):
     """The lanes picture as a matplotlib Figure. Lane backgrounds carry gid `lane-<name>` and
     an invisible frame per column gid `step-<i>` (the HTML page outlines the selected one).
-    `framed` adds the title, the explanation and the legend."""
+    `framed` adds the title, the explanation and the legend. `title` and `story` (sentences)
+    replace the trace's own; without `ends` the last step is not marked as where the property
+    fails (a behaviour shown beside another, along which the property holds)."""
     states = trace.states()
     views = [model.lanes(s) for s in states]
     lost = losses(views)
@@ -97,22 +100,25 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
     width = max(1, max(len(lane.cells) for view in views for lane in view.values()),
                 max((loss.offset + 1 for loss in lost), default=0))
     column = max(2.1, 1.2 + width * CELL)
-    headers = [_header(a, [x for x in lost if x.step == i], at_last_step(trace) if i == len(actions) - 1 else None,
+    mark = last_mark(trace) if ends else None
+    title = title or trace_title(trace)
+    last = at_last_step(trace) if ends else None
+    headers = [_header(a, [x for x in lost if x.step == i], last if i == len(actions) - 1 else None,
                        chars_in(column - 0.25), HEADER_LINES if framed else PAGE_HEADER_LINES)
                for i, a in enumerate(actions)]
     gutter = max(GUTTER, text_width(max(map(len, views[0])), 13) + 0.35)
     fig_w = gutter + column * len(states) + 0.1
     if framed:  # room for the title and a legend entry
-        fig_w = max(fig_w, text_width(len(trace_title(trace)), 16) + 0.4, 6.5)
-    story = _story(trace, model, fig_w) if framed else []
+        fig_w = max(fig_w, text_width(len(title), 16) + 0.4, 6.5)
+    story = _story(trace, model, fig_w, story) if framed else []
     top = 0.85 + STORY_LINE * len(story) if framed else 0.05
     lanes_top = top + 0.6 + LINE * max(sum(map(len, header)) for header in headers)
     grid = _Grid(list(views[0]), gutter, column, width, top, lanes_top, lanes_top + LANE * len(views[0]))
-    legend = legend_keys(views, lost, last_mark(trace))
+    legend = legend_keys(views, lost, mark)
     legend_w = min(fig_w - 0.3, 22)
     fig, ax = canvas(fig_w, grid.bottom + (0.3 + legend_height(legend, legend_w, LEGEND_WRAP) if framed else 0.1))
     if framed:
-        _draw_title(ax, trace_title(trace), story)
+        _draw_title(ax, title, story)
         draw_legend(ax, legend, 0.15, grid.bottom + 0.3, legend_w, LEGEND_WRAP)
     for row, name in enumerate(grid.names):
         band = Rectangle((0, grid.y(row)), fig_w, LANE, facecolor=COLOURS["band"] if row % 2 == 0 else "white",
@@ -122,7 +128,7 @@ def lanes_figure(trace: Trace, model, framed: bool = True):
         ax.text(0.15, grid.y(row) + LANE / 2, name, va="center", fontsize=13, fontweight="bold", color=COLOURS["ink"])
     for col, view in enumerate(views):
         _draw_column(ax, grid, col, view, headers[col], [x for x in lost if x.step == col],
-                     last_mark(trace) if col == len(views) - 1 else None)
+                     mark if col == len(views) - 1 else None)
     return fig
 
 
@@ -144,11 +150,12 @@ def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss]
                    x0 + grid.column - 0.35)
 
 
-def _story(trace: Trace, model, fig_w: float) -> list[tuple[str, str]]:
-    """The explanation wrapped to the figure (at most 15 inches wide) and cut to STORY_LINES, as
-    (line, kind): `lead` for the first sentence, then `bullet` or `more` (a bullet's next lines)."""
+def _story(trace: Trace, model, fig_w: float, sentences: list[str] | None = None) -> list[tuple[str, str]]:
+    """The explanation (or `sentences`) wrapped to the figure (at most 15 inches wide) and cut to
+    STORY_LINES, as (line, kind): `lead` for the first sentence, then `bullet` or `more` (a
+    bullet's next lines)."""
     wrap = chars_in(min(fig_w - 0.5, 15), FONT + 1)
-    lead, *rest = explain(trace, model) or [""]
+    lead, *rest = (explain(trace, model) if sentences is None else sentences) or [""]
     lines = [(line, "lead") for line in textwrap.wrap(lead, wrap)]
     for sentence in rest:
         lines += [(line, "more" if i else "bullet") for i, line in enumerate(textwrap.wrap(sentence, wrap))]
