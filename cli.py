@@ -600,11 +600,19 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
               help="also draw the saved trace (needs --trace-dir)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
-def distinguish(model_name, variants, invariant_name, explain, trace_dir, render_format, as_json, **bounds):
+@click.option("--partitions", type=click.IntRange(1, 4096), default=None,
+              help="spark: number of shards of the pairs' frontier and visited set (default: cores)")
+@click.option("--master", default=None, callback=_valid_master,
+              help="spark: master URL; default: the embedded local[*], where a search that ends within "
+                   f"{SMALL:,} pairs runs in the driver process")
+@click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
+              help="spark (PySpark, embedded local[*] by default) or local (one Python process)")
+def distinguish(model_name, variants, invariant_name, explain, trace_dir, render_format, as_json, partitions, master,
+                engine, **bounds):
     """The shortest behaviour, as one sequence of events both variants allow, after which the
     invariant fails under A while it has held all along under B: a breadth-first search over
     pairs of states (an event enabled in only one variant is not shared, so a pair never takes
-    it). Local engine. Exits 1 when such a behaviour exists, 0 when the two are
+    it), on either engine. Exits 1 when such a behaviour exists, 0 when the two are
     indistinguishable by the invariant at these bounds, 2 on bad input."""
     names = [v.strip() for v in variants.split(",")]
     if len(names) != 2 or not all(names):
@@ -620,7 +628,9 @@ def distinguish(model_name, variants, invariant_name, explain, trace_dir, render
     applicable(models, [prop], True)
     make_dir(trace_dir)
     prepare_kernels(models)
-    found = tell_apart(models[0], models[1], prop)
+    with search(engine, master, partitions, None, None, f"{model_name} {names[0]} against {names[1]}") as (explore,
+                                                                                                      on_level):
+        found = tell_apart(partial(explore, on_level=on_level), models[0], models[1], prop)
     first, second = names
     parted = first_difference(found.first, found.second) if found.first is not None else None
     files = {}

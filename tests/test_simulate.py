@@ -200,3 +200,11 @@ def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, 
     assert re.fullmatch(r"Error: interrupted by the user; no result or trace was written", err.strip().splitlines()[-1])
     assert out == "" and list(tmp_path.iterdir()) == []
     assert spark_processes() <= before  # no JVM or Python worker of this run is left
+
+
+def test_distinguish_gives_the_same_behaviour_on_both_engines():
+    args = ("distinguish", "--model", "spec", "--variants", "hw,kip320", "--invariant", "strong-isr")
+    local = run_json(*args, "--engine", "local")
+    spark = run_json(*args, "--engine", "spark", "--master", "local[2]", "--partitions", "3")
+    for key in ("events", "states", "pairs", "depth", "first_difference"):
+        assert spark[key] == local[key], key
