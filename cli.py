@@ -277,6 +277,18 @@ def applicable(models, properties, named: bool, everywhere: bool = True) -> list
     return kept
 
 
+def model_and_properties(model_name: str, variant: str | None, names, bounds: dict) -> tuple:
+    """The model to check and the named properties (every invariant when none is named) that
+    apply to it (`applicable`), with ghost variables kept when one needs them; UserError for an
+    unknown model, variant, property or bad bounds."""
+    try:
+        properties = select(model_name, names)
+        model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    return model, applicable([model], properties, bool(names))
+
+
 def another_variants(prop, models) -> bool:
     """The property belongs to other variants of these models (kip966's ELR invariant under
     kip320, say): left out of a default selection without a notice, since `replcheck list`
@@ -484,12 +496,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     is violated or something stayed undecided, 2 when a trace could not be saved (the result
     is printed all the same).
     """
-    try:
-        invariants = select(model_name, invariant_names)
-        model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **bounds)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
-    invariants = applicable([model], invariants, bool(invariant_names))
+    model, invariants = model_and_properties(model_name, variant, invariant_names, bounds)
     make_dir(trace_dir)
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
@@ -541,12 +548,7 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
     check_report_options(as_json, False, render_format, trace_dir)
     if walks is None and seconds is None:
         walks = 10_000
-    try:
-        properties = select(model_name, invariant_names)
-        model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
-    properties = applicable([model], properties, bool(invariant_names))
+    model, properties = model_and_properties(model_name, variant, invariant_names, bounds)
     make_dir(trace_dir)
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm}
     try:

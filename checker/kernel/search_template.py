@@ -11,7 +11,8 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
-from checker.kernel.prng import draw, nth_bit, popcount
+from checker.kernel.bits import nth_bit, popcount
+from checker.kernel.prng import draw
 from checker.kernel.steps import code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from checker.kernel.bits import popcount
 from checker.kernel.jit import kernel
 
 from .bounds import FetchConfig
@@ -140,11 +141,7 @@ def member(replicas, r):
 @kernel
 def size(replicas):
     """How many replicas the replica set (bitmask) holds."""
-    count = 0
-    while replicas:
-        count += replicas & 1
-        replicas >>= 1
-    return count
+    return popcount(replicas)
 
 
 # ----- producer writes and crashes -----------------------------------------------------------------
