@@ -277,6 +277,20 @@ def applicable(models, properties, named: bool, everywhere: bool = True) -> list
     return kept
 
 
+def model_options(verb: str):
+    """--model, --variant, every bound, and --invariant: what `check` and `simulate` ask of a
+    model (`verb`: what the command does with it)."""
+    def decorate(func):
+        func = click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
+                            help="invariant or witness to check (repeatable; default: every invariant of the "
+                                 "model)")(func)
+        func = bound_options(func)
+        func = click.option("--variant", default=None,
+                            help="protocol variant (`replcheck list` names them; default: the model's, kip320)")(func)
+        return click.option("--model", "model_name", default="spec", show_default=True, help=f"model to {verb}")(func)
+    return decorate
+
+
 def model_and_properties(model_name: str, variant: str | None, names, bounds: dict) -> tuple:
     """The model to check and the named properties (every invariant when none is named) that
     apply to it (`applicable`), with ghost variables kept when one needs them; UserError for an
@@ -474,11 +488,7 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 
 
 @main.command()
-@click.option("--model", "model_name", default="spec", show_default=True, help="model to explore")
-@click.option("--variant", default=None, help="protocol variant (spec: hw, kip101, kip279, kip320; default kip320)")
-@bound_options
-@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
-              help="invariant or witness to check (repeatable; default: every invariant of the model)")
+@model_options("explore")
 @click.option("--continue", "keep_going", is_flag=True,
               help="explore everything and report the shortest trace of every violated invariant and reached "
                    "witness")
@@ -505,11 +515,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 
 
 @main.command()
-@click.option("--model", "model_name", default="spec", show_default=True, help="model to walk")
-@click.option("--variant", default=None, help="protocol variant (default: the model's)")
-@bound_options
-@click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
-              help="invariant or witness to check (repeatable; default: every invariant of the model)")
+@model_options("walk")
 @click.option("--walks", type=int, default=None,
               help="run this many walks (numbered from 0; default 10,000 unless --seconds is given)")
 @click.option("--seconds", type=float, default=None, help="run walks until this many seconds have passed")
