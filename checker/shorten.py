@@ -36,8 +36,10 @@ class Shortened(NamedTuple):
     bfs: str
 
 
-class _Replay:
-    """Steps a model by recorded actions and asks whether a property is violated."""
+class Replay:
+    """A model stepped by recorded actions (action codes on packed rows for a model with a
+    kernel, action values on readable states otherwise), asked at each step whether a property
+    is violated."""
 
     def __init__(self, model, prop):
         self.model, self.prop = model, prop
@@ -102,7 +104,7 @@ class _Replay:
         return Trace(model.name, model.variant, dict(model.parameters()), self.prop.name, first, tuple(steps))
 
 
-def ddmin(replay: _Replay, actions: tuple) -> tuple:
+def ddmin(replay: Replay, actions: tuple) -> tuple:
     """Delta debugging: the actions with chunks dropped, ever smaller, while what is left is a
     behaviour that violates the property (cut at its first violation)."""
     actions = actions[:replay.violating_prefix(actions)]
@@ -128,7 +130,7 @@ class _TooLarge(Exception):
 
 def shorten(model, prop, actions: tuple, symmetry: bool = False) -> Shortened:
     """The walk's violation of `prop` along `actions`, shortened (module docstring)."""
-    replay = _Replay(model, prop)
+    replay = Replay(model, prop)
     debugged = ddmin(replay, tuple(actions))
     started = time.monotonic()
 

@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from .fingerprint import fingerprint
+from .kernel.fingerprint import fingerprint as row_fingerprint
 from .invariant import StepProperty
 from .kernel.prng import draw, mix, walk_seed
 from .sketch import DistinctSketch
@@ -103,7 +104,7 @@ class KernelWalker:
         self.invariant_mask = sum(1 << i for i, n in enumerate(self.invariant_names) if n)
         self.step_mask = sum(1 << i for i, n in enumerate(self.step_names) if n)
         self.initial = kernel.encode(model.initial_states()[0])
-        self.initial_fp = fingerprint_row(self.initial)
+        self.initial_fp = int(row_fingerprint(self.initial))
         self.max_depth, self.swarm, self.seed = max_depth, swarm, seed
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
         self.acts = np.zeros(kernel.max_successors, np.int64)
@@ -158,13 +159,6 @@ class PlainWalker:
             fps.append(fingerprint(s))
             violated += [p.name for p in self.invariants if not p.holds(s)]
         return len(actions), violated, tuple(actions) if violated else (), np.array(fps, np.int64)
-
-
-def fingerprint_row(row: np.ndarray) -> int:
-    """A packed row's fingerprint, as the compiled walks compute it."""
-    from .kernel.fingerprint import fingerprint as row_fingerprint
-
-    return int(row_fingerprint(row))
 
 
 def walker(model, properties, max_depth: int, swarm: bool, seed: int):

@@ -12,7 +12,7 @@ import pytest
 from checker.engines import simulation_session
 from checker.kernel.prng import walk_seed
 from checker.kernel.steps import kind_of
-from checker.shorten import _Replay, ddmin, shorten
+from checker.shorten import Replay, ddmin, shorten
 from checker.simulation import KernelWalker, Tally, dropped_kinds, run_walks, walker
 from checker.sketch import DistinctSketch
 from conftest import run_cli, run_json
@@ -78,7 +78,7 @@ def test_simulation_finds_the_violation_and_shows_it_shortened_and_replayable(tm
 def test_delta_debugging_keeps_a_behaviour_that_still_violates():
     model, properties, tally = tally_of("spec", "hw", ["strong-isr"], 3000, seed=5)
     found = tally.found["strong-isr"]
-    replay = _Replay(model, properties[0])
+    replay = Replay(model, properties[0])
     short = ddmin(replay, found.actions)
     assert len(short) <= found.length
     assert replay.violating_prefix(short) == len(short)  # enabled step by step, violating only at its end
