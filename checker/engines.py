@@ -14,6 +14,7 @@ dropped (about a second of work) and Spark searches from the initial states.
 from __future__ import annotations
 
 import itertools
+import time
 from contextlib import ExitStack, contextmanager
 
 from .local import explore
@@ -67,8 +68,6 @@ def simulation_session(engine: str, *, master: str | None = None, partitions: in
     named engine: in this process, or as Spark tasks (on `master`, default the embedded
     `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
     by the local engine only. Raises checker.java.EngineUnavailable when Spark cannot start."""
-    import time
-
     from .simulation import Tally, run_walks, walker
 
     if engine == "local":
