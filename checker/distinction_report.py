@@ -27,7 +27,8 @@ def distinction_summary(models, prop, found: Distinction) -> Table:
         answer = (f"a behaviour of {len(found.first)} steps that both allow, after which {prop.name} fails under "
                   f"{a.variant} and has held all along under {b.variant}")
     elif found.complete:
-        answer = f"indistinguishable: no behaviour both allow breaks {prop.name} under {a.variant} and not under {b.variant}"
+        answer = (f"indistinguishable: no behaviour both allow breaks {prop.name} under {a.variant} and not under "
+                  f"{b.variant}")
     else:
         answer = "nothing found within the depth searched"
     for key, value in (("model", a.name), ("bounds", bounds_text(dict(a.parameters()))),
@@ -71,7 +72,8 @@ def distinction_explained(models, prop, found: Distinction, parted: int | None) 
         lines.append(f"The two variants' states never differ along these {n} steps, yet {prop.name} fails under "
                      f"{a.variant} at step {n}: the invariant reads something only A's rules produce.")
     else:
-        lines.append(f"The variants part at step {parted} ({' '.join(map(str, found.first.steps[parted - 1].action))}): "
+        event = " ".join(map(str, found.first.steps[parted - 1].action))
+        lines.append(f"The variants part at step {parted} ({event}): "
                      f"under {a.variant}, {_described(a, found.first, parted)}; under {b.variant}, "
                      f"{_described(b, found.second, parted)}.")
     lines.append(f"{a.variant}: {_meaning(a)}. {b.variant}: {_meaning(b)}.")

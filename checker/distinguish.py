@@ -68,7 +68,8 @@ class PairModel:
         for code in sorted(left.keys() & right.keys()):
             if self._fails(self.second, before[1], code, right[code]):
                 continue
-            steps.append((self.first.kernel.action_value(code), (tuple(left[code].tolist()), tuple(right[code].tolist()))))
+            after = (tuple(left[code].tolist()), tuple(right[code].tolist()))
+            steps.append((self.first.kernel.action_value(code), after))
         return steps
 
     def first_holds(self, pair: tuple) -> bool:

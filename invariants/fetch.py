@@ -16,9 +16,9 @@ from checker.invariant import Invariant, StepProperty
 from checker.kernel.jit import kernel
 from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
-from model.fetch.layout import (KIP966, RUNNING, acked_epoch, acked_offset, alive, committed_epoch, committed_offset,
+from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, committed_epoch, committed_offset,
                                 consumer_hw, controller_isr, controller_leader, controller_offline, elr, epoch,
-                                ghost_records, has_record, hw, isr, last_stop, leader, leo, member, record_id,
+                                ghost_records, has_elr, has_record, hw, isr, last_stop, leader, leo, member, record_id,
                                 remote_leo, same_record)
 from model.fetch.state import NONE
 
@@ -285,7 +285,7 @@ def elr_holds_committed(s, lay):
 
     A failure means a KIP-966 election from the ELR could pick a replica that lacks a record
     consumers could already read: the strict min-ISR rule did not keep the ELR complete."""
-    if lay.variant != KIP966:
+    if not has_elr(lay):
         return True
     for r in range(lay.replicas):
         if not member(elr(s, lay), r) or not alive(s, lay, r) or member(controller_offline(s, lay), r):

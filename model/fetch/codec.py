@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from .bounds import FetchConfig
-from .layout import (ALIVE, CLEAN_STOP, CLEAN_STOPS, ELR_SET, LAST_LEADER, RUNNING, UNCLEAN_STOP, UNCLEAN_STOPS,
-                     C_EPOCH, C_ISR, C_LEADER, C_OFFLINE, CACHE_SIZE, CHECKPOINT, CONSUMER_HW, CRASHES,
-                     DIVERGING, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND, FETCH_LEADER,
-                     FETCH_OFFSET, FLUSHED, HEADER, HW, IDLE, ISR, LEADER, LEO, LOG, NEXT_RECORD_ID, NOT_SENT,
-                     PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, REQUEST_SLOTS, RESPONSE, SEND_SLOTS, FetchLayout,
-                     fetch_layout)
+from .layout import (ALIVE, CACHE_SIZE, CHECKPOINT, CLEAN_STOP, CLEAN_STOPS, CONSUMER_HW, CRASHES, C_EPOCH, C_ISR,
+                     C_LEADER, C_OFFLINE, DIVERGING, ELR_SET, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND,
+                     FETCH_LEADER, FETCH_OFFSET, FLUSHED, FetchLayout, HEADER, HW, IDLE, ISR, LAST_LEADER, LEADER, LEO,
+                     LOG, NEXT_RECORD_ID, NOT_SENT, PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, REQUEST_SLOTS,
+                     RESPONSE, RUNNING, SEND_SLOTS, UNCLEAN_STOP, UNCLEAN_STOPS, fetch_layout, has_elr)
 from .state import (APPENDED, FAILED, NO_FETCH, UNSENT, Broker, Controller, FetchRequest, FetchResponse, FetchState,
                     NONE, LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record)
 
@@ -73,7 +72,7 @@ def _elr(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
     last stop not yet registered (a state of another variant has none of them)."""
     c = state.controller
     stops = [b.last_stop for b in state.brokers]
-    if lay.elr_at == lay.broker_base:
+    if not has_elr(lay):
         if c.elr or c.last_leader != NONE or any(stops):
             raise ValueError("a state with eligible leader replicas needs a kip966 model")
         return
@@ -154,7 +153,7 @@ def _producer_view(v: list, lay: FetchLayout) -> tuple[tuple, tuple]:
 def decode(row, lay: FetchLayout) -> FetchState:
     """The readable state a packed row stands for."""
     v = row.tolist() if hasattr(row, "tolist") else list(row)
-    kip966 = lay.elr_at != lay.broker_base
+    kip966 = has_elr(lay)
     clean, unclean = (v[lay.elr_at + CLEAN_STOPS], v[lay.elr_at + UNCLEAN_STOPS]) if kip966 else (0, 0)
     brokers = []
     for r in range(lay.replicas):

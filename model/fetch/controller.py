@@ -22,8 +22,8 @@ from checker.kernel.steps import action_code, emit
 
 from .elr import elr_after, elr_after_election, elr_candidates, record_elr, registered
 from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, NO_LEADER
-from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader, controller_offline,
-                     crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
+from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader,
+                     controller_offline, crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
                      set_controller_offline, set_last_stop)
 from .state import NO_EPOCH, NONE
 from .variants import eligible_leaders, majority_quorum

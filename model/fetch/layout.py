@@ -223,6 +223,12 @@ def set_controller_offline(t, lay, offline):
 
 
 @kernel
+def has_elr(lay):
+    """The row has the ELR block: the variant is kip966."""
+    return lay.elr_at != lay.broker_base
+
+
+@kernel
 def elr(s, lay):
     """The controller's eligible leader replicas: replicas out of the ISR that hold every
     committed record, since they left it while the ISR was below min.insync.replicas."""
@@ -251,7 +257,7 @@ def set_last_known_leader(t, lay, r):
 def last_stop(s, lay, r):
     """How broker r last stopped, until the controller sees it register again: RUNNING,
     CLEAN_STOP or UNCLEAN_STOP (always RUNNING outside kip966, which has no such record)."""
-    if lay.variant != KIP966:
+    if not has_elr(lay):
         return RUNNING
     if member(s[lay.elr_at + CLEAN_STOPS], r):
         return CLEAN_STOP

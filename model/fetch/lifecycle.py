@@ -6,9 +6,9 @@ from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
 from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART
-from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes, drop_requests_up_to,
-                     fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint, set_flushed, set_hw,
-                     set_last_stop, set_remote_leo, set_view, truncate)
+from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes,
+                     drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint,
+                     set_flushed, set_hw, set_last_stop, set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
 from .variants import eligible_leaders

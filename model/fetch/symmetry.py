@@ -11,9 +11,10 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import rename, rename_set
 
-from .layout import (C_ISR, C_LEADER, C_OFFLINE, CLEAN_STOPS, ELR_SET, LAST_LEADER, UNCLEAN_STOPS, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR, LEADER, NOT_SENT,
-                     PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER, REQUEST_RECORD, REQUEST_SLOTS,
-                     SEND_LEADER, SEND_SLOTS, SEND_STATUS, producer_records)
+from .layout import (CLEAN_STOPS, C_ISR, C_LEADER, C_OFFLINE, ELR_SET, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR,
+                     LAST_LEADER, LEADER, NOT_SENT, PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER,
+                     REQUEST_RECORD, REQUEST_SLOTS, SEND_LEADER, SEND_SLOTS, SEND_STATUS, UNCLEAN_STOPS, has_elr,
+                     producer_records)
 from .state import APPENDED
 
 
@@ -35,7 +36,7 @@ def permute(s, lay, perm, t):
         at = lay.requests_at + REQUEST_SLOTS * rid
         if s[at + REQUEST_RECORD] != 0:
             t[at + REQUEST_LEADER] = rename(perm, s[at + REQUEST_LEADER])
-    if lay.elr_at != lay.broker_base:
+    if has_elr(lay):
         t[lay.elr_at + LAST_LEADER] = rename(perm, s[lay.elr_at + LAST_LEADER] - 1) + 1
         for at in (ELR_SET, CLEAN_STOPS, UNCLEAN_STOPS):
             t[lay.elr_at + at] = rename_set(perm, s[lay.elr_at + at])
