@@ -87,6 +87,7 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from checker.distinction_report import (distinction_explained, distinction_json, distinction_summary,
                                                 distinction_table)
         from checker.shorten import shorten
+        from checker.simulation import WEIGHTINGS
         from checker.simulation_report import properties_table as simulated_properties
         from checker.simulation_report import simulation_json
         from checker.simulation_report import summary_table as simulation_summary
@@ -521,6 +522,10 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
 @click.option("--seconds", type=float, default=None, help="run walks until this many seconds have passed")
 @click.option("--max-depth", type=int, default=50, show_default=True, help="the most steps of one walk")
 @click.option("--swarm", is_flag=True, help="each walk leaves out a random subset of the action kinds (swarm testing)")
+@click.option("--weights", type=click.Choice(WEIGHTINGS), default="mixed", show_default=True,
+              help="uniform: a walk draws an enabled action kind, then one of its steps, each alike; random: each "
+                   "walk draws its own weight for each kind and each replica's steps of it; mixed: odd-numbered "
+                   "walks random, even ones uniform")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="the simulation's seed: the same seed and --walks give the same walks on either engine")
 @click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
@@ -534,8 +539,8 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
               help="spark: master URL (local[N], spark://host:7077, ...); default: the embedded local[*]")
 @click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
               help="spark (walkers as Spark tasks) or local (one Python process)")
-def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, seed, trace_dir, render_format,
-             as_json, partitions, master, engine, **bounds):
+def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
+             render_format, as_json, partitions, master, engine, **bounds):
     """Random walks from the initial state, for answers past exhaustive reach: each walk takes
     random enabled steps up to --max-depth, and every invariant and witness is checked on every
     state. A violation is shortened (delta debugging, then a bounded BFS where the bounds allow)
@@ -556,7 +561,7 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
         walks = 10_000
     model, properties = model_and_properties(model_name, variant, invariant_names, bounds)
     make_dir(trace_dir)
-    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm}
+    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights}
     try:
         prepare_kernels([model])
         label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")

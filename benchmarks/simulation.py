@@ -39,7 +39,8 @@ def main(model_name, variant, replicas, walks, max_depth, master):
     for engine in ("local", "spark"):
         with simulation_session(engine, master=master) as simulate:
             started = time.perf_counter()
-            tally = simulate(model, properties, walks=walks, seconds=None, max_depth=max_depth, swarm=False, seed=0)
+            tally = simulate(model, properties, walks=walks, seconds=None, max_depth=max_depth, swarm=False, weights="mixed",
+                             seed=0)
             seconds = time.perf_counter() - started
         rows[engine] = {"engine": engine if engine == "local" else f"spark {master}", "walks": tally.walks,
                         "states_visited": tally.states, "wall_seconds": round(seconds, 2),

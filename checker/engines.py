@@ -64,15 +64,15 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
 @contextmanager
 def simulation_session(engine: str, *, master: str | None = None, partitions: int | None = None):
     """Yield a `simulate(model, properties, walks=..., seconds=..., max_depth=..., swarm=...,
-    seed=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
+    weights=..., seed=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
     named engine: in this process, or as Spark tasks (on `master`, default the embedded
     `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
     by the local engine only. Raises checker.java.EngineUnavailable when Spark cannot start."""
     from .simulation import Tally, run_walks, walker
 
     if engine == "local":
-        def simulate(model, properties, *, walks, seconds, max_depth, swarm, seed, on_batch=None):
-            run = walker(model, properties, max_depth, swarm, seed).run
+        def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, on_batch=None):
+            run = walker(model, properties, max_depth, swarm, seed, weights).run
             numbers = range(walks) if walks is not None else itertools.count()
             deadline = None if seconds is None else time.monotonic() + seconds
             return run_walks(run, numbers, deadline, Tally(), on_batch)

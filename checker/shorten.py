@@ -2,7 +2,10 @@
 
 First delta debugging (Zeller's ddmin): drop ever smaller chunks of steps while the rest is
 still a behaviour of the model (each step enabled in turn) and still violates the property;
-a behaviour that violates it earlier is cut there. Then, where the bounds allow, a
+a behaviour that violates it earlier is cut there. Then reordering: a step moves before its
+predecessor when it comes first in action order (kind, then replica) and the behaviour stays
+valid and violating, which puts independent steps in one order, gathers the steps that
+undo each other, and lets delta debugging, run again, drop them. Then, where the bounds allow, a
 breadth-first search to the shortened length either confirms that nothing shorter exists or
 finds the shortest trace. Works on packed rows and action codes for a model with a kernel,
 on readable states and action values otherwise.
@@ -27,13 +30,15 @@ BFS_SECONDS = 30.0
 
 class Shortened(NamedTuple):
     """A shortened violation: the trace, the length the walk found, the length delta debugging
-    reached, and what the confirming search said ('shortest' when it proved no shorter trace
-    exists, 'shorter' when it found one, 'too large' when it gave up)."""
+    and reordering reached, what the confirming search said ('shortest' when it proved no
+    shorter trace exists, 'shorter' when it found one, 'too large' when it gave up), and how
+    many moves of a step before its predecessor reordering kept."""
 
     trace: Trace
     walked: int
     debugged: int
     bfs: str
+    reordered: int = 0
 
 
 class Replay:
@@ -124,6 +129,35 @@ def ddmin(replay: Replay, actions: tuple) -> tuple:
     return actions
 
 
+def reorder(replay: Replay, actions: tuple) -> tuple[tuple, int]:
+    """Bubble passes over the actions: a step moves before its predecessor when its action
+    sorts first and the result is still a violating behaviour (cut at its first violation).
+    Returns (the actions, how many moves were kept)."""
+    moves, moved = 0, True
+    while moved:
+        moved = False
+        for i in range(len(actions) - 1):
+            if actions[i + 1] < actions[i]:
+                swapped = actions[:i] + (actions[i + 1], actions[i]) + actions[i + 2:]
+                cut = replay.violating_prefix(swapped)
+                if cut is not None:
+                    actions, moves, moved = swapped[:cut], moves + 1, True
+                    break
+    return actions, moves
+
+
+def minimise(replay: Replay, actions: tuple) -> tuple[tuple, int]:
+    """Delta debugging and reordering in turn until neither changes the actions; returns
+    (the actions, the moves reordering kept)."""
+    actions, moves = ddmin(replay, actions), 0
+    while True:
+        ordered, kept = reorder(replay, actions)
+        if not kept:
+            return actions, moves
+        moves += kept
+        actions = ddmin(replay, ordered)
+
+
 class _TooLarge(Exception):
     """The confirming search passed its budget."""
 
@@ -131,7 +165,7 @@ class _TooLarge(Exception):
 def shorten(model, prop, actions: tuple, symmetry: bool = False) -> Shortened:
     """The walk's violation of `prop` along `actions`, shortened (module docstring)."""
     replay = Replay(model, prop)
-    debugged = ddmin(replay, tuple(actions))
+    debugged, moves = minimise(replay, tuple(actions))
     started = time.monotonic()
 
     def budget(stats, frontier):
@@ -142,8 +176,8 @@ def shorten(model, prop, actions: tuple, symmetry: bool = False) -> Shortened:
         result = explore(model, [prop], stop_at_first=True, max_depth=len(debugged), on_level=budget,
                          symmetry=symmetry)
     except _TooLarge:
-        return Shortened(replay.trace(debugged), len(actions), len(debugged), "too large")
+        return Shortened(replay.trace(debugged), len(actions), len(debugged), "too large", moves)
     found = result.violations.get(prop.name)
     if found is None or len(found) >= len(debugged):
-        return Shortened(replay.trace(debugged), len(actions), len(debugged), "shortest")
-    return Shortened(found, len(actions), len(debugged), "shorter")
+        return Shortened(replay.trace(debugged), len(actions), len(debugged), "shortest", moves)
+    return Shortened(found, len(actions), len(debugged), "shorter", moves)

@@ -7,7 +7,12 @@ shortest violation of each property is chosen by (length, walk number), so the r
 depend on how the walks were shared out. In swarm mode each walk also drops a random subset of
 the action kinds (each kind with probability one half), which steers walks into corners that
 other walks rarely reach. A step is drawn in two stages, an enabled action kind first and then
-one of its steps, both uniformly. Every invariant and witness is checked on every state and step.
+one of its steps, in proportion to the walk's weights: uniform walks weigh every step alike,
+random (weighted) walks draw their own weight for each kind and each replica's steps of it
+(`kernel.walk_weights`), and mixed simulations (the default) alternate the two, since neither
+finds every violation sooner: measured on the fetch model, weighted walks hit hw's lost
+committed record at 3 replicas 3.4 times as often, uniform ones kip101's and kip279's
+strong-isr violations 3 times as often. Every invariant and witness is checked on every state and step.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from .fingerprint import fingerprint
 from .kernel.fingerprint import fingerprint as row_fingerprint
 from .invariant import StepProperty
 from .kernel.prng import draw, mix, walk_seed
+from .kernel.walk_weights import ACTORS, walk_weights
 from .sketch import DistinctSketch
 
 SWARM_SALT = np.uint64(0x5157A2D)
@@ -92,10 +98,26 @@ def dropped_kinds(state, kinds: int, swarm: bool) -> int:
     return 0 if bits == every else bits
 
 
+WEIGHTINGS = ("mixed", "random", "uniform")
+"""How a simulation weighs its walks' steps (module docstring)."""
+
+
+def weighted(weights: str, walk: int) -> bool:
+    """Whether walk number `walk` draws its own weights under the simulation's `weights`."""
+    return weights == "random" or (weights == "mixed" and walk % 2 == 1)
+
+
+def weights_of(state, kinds: int, swarm: bool, weighted: bool, table: np.ndarray | None = None) -> np.ndarray:
+    """The weight table (`walk_weights`) of the walk whose generator starts at `state`."""
+    if table is None:
+        table = np.zeros((kinds, ACTORS + 1), np.int64)
+    return walk_weights(np.uint64(state), dropped_kinds(state, kinds, swarm), weighted, table)
+
+
 class KernelWalker:
     """Random walks on a model's packed rows, by the compiled `walk` of its search module."""
 
-    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int):
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
         kernel = model.kernel
         self.kernel, self.search, self.layout = kernel, kernel.search, kernel.layout
         names = {p.name for p in properties}
@@ -105,7 +127,8 @@ class KernelWalker:
         self.step_mask = sum(1 << i for i, n in enumerate(self.step_names) if n)
         self.initial = kernel.encode(model.initial_states()[0])
         self.initial_fp = int(row_fingerprint(self.initial))
-        self.max_depth, self.swarm, self.seed = max_depth, swarm, seed
+        self.max_depth, self.swarm, self.seed, self.weighting = max_depth, swarm, seed, weights
+        self.weights = np.zeros((len(kernel.action_kinds), ACTORS + 1), np.int64)
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
         self.acts = np.zeros(kernel.max_successors, np.int64)
         self.allowed = np.zeros(kernel.max_successors, np.int64)
@@ -116,8 +139,9 @@ class KernelWalker:
         """Walk number `walk`: (steps, properties violated at its end, its action codes when it
         violated one, the fingerprints of its states)."""
         state = np.uint64(walk_seed(self.seed, walk))
-        dropped = dropped_kinds(state, len(self.kernel.action_kinds), self.swarm)
-        depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, dropped,
+        weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
+                             self.weights)
+        depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, weights,
                                             self.invariant_mask, self.step_mask, self.buf, self.acts, self.allowed,
                                             self.path, self.fps[1:])
         self.fps[0] = self.initial_fp
@@ -130,8 +154,8 @@ class KernelWalker:
 class PlainWalker:
     """Random walks on a model's readable states (a model without a kernel)."""
 
-    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int):
-        self.model, self.max_depth, self.swarm, self.seed = model, max_depth, swarm, seed
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
+        self.model, self.max_depth, self.swarm, self.seed, self.weighting = model, max_depth, swarm, seed, weights
         self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
         self.steps = [p for p in properties if isinstance(p, StepProperty)]
         self.kinds = {kind: i for i, kind in enumerate(model.action_kinds())}
@@ -139,20 +163,18 @@ class PlainWalker:
     def run(self, walk: int) -> tuple[int, list[str], tuple, np.ndarray]:
         """As `KernelWalker.run`, with action values for actions."""
         state = np.uint64(walk_seed(self.seed, walk))
-        dropped = dropped_kinds(state, len(self.kinds), self.swarm)
+        weights = weights_of(state, len(self.kinds), self.swarm, weighted(self.weighting, walk))
         s = self.model.initial_states()[0]
         fps, actions = [fingerprint(s)], []
         violated = [p.name for p in self.invariants if not p.holds(s)]
         while not violated and len(actions) < self.max_depth:
-            options = [(a, t) for a, t in self.model.successors(s) if not dropped >> self.kinds[a[0]] & 1]
+            options = [(a, t) for a, t in self.model.successors(s) if weights[self.kinds[a[0]], ACTORS]]
             if not options:
                 break
             kinds = sorted({self.kinds[a[0]] for a, _ in options})
-            state, pick = draw(state, len(kinds))
-            options = [(a, t) for a, t in options if self.kinds[a[0]] == kinds[int(pick)]]
-            state, pick = draw(np.uint64(state), len(options))
-            state = np.uint64(state)
-            action, t = options[int(pick)]
+            state, kind = weighted_pick(state, kinds, [weights[k, ACTORS] for k in kinds])
+            options = [(a, t) for a, t in options if self.kinds[a[0]] == kind]
+            state, (action, t) = weighted_pick(state, options, [weights[kind, actor_of(a)] for a, _ in options])
             violated = [p.name for p in self.steps if not p.holds(s, action, t)]
             s = t
             actions.append(action)
@@ -161,10 +183,29 @@ class PlainWalker:
         return len(actions), violated, tuple(actions) if violated else (), np.array(fps, np.int64)
 
 
-def walker(model, properties, max_depth: int, swarm: bool, seed: int):
+def actor_of(action: tuple) -> int:
+    """The weight column of an action value: its first argument when that is a small int (a
+    replica or record number), else 0."""
+    first = action[1] if len(action) > 1 else 0
+    return first if isinstance(first, int) and 0 <= first < ACTORS else 0
+
+
+def weighted_pick(state, items: list, weights: list) -> tuple:
+    """(next generator state, one of `items`), drawn in proportion to `weights` as the
+    compiled walk draws."""
+    state, pick = draw(np.uint64(state), int(sum(weights)))
+    pick = int(pick)
+    for item, weight in zip(items, weights):
+        if pick < weight:
+            break
+        pick -= weight
+    return np.uint64(state), item
+
+
+def walker(model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
     """The walker for this model: compiled when it has a kernel."""
     kind = KernelWalker if getattr(model, "kernel", None) is not None else PlainWalker
-    return kind(model, properties, max_depth, swarm, seed)
+    return kind(model, properties, max_depth, swarm, seed, weights)
 
 
 def run_walks(walk: Callable, numbers, deadline: float | None, tally: Tally,

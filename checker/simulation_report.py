@@ -15,8 +15,11 @@ from .simulation import Tally
 def _how(short: Shortened) -> str:
     """How a violation's trace was shortened, in words."""
     text = f"walk of {short.walked} steps"
+    moves = f"{short.reordered} step{'s' if short.reordered > 1 else ''} moved earlier"
     if short.debugged < short.walked:
-        text += f", {short.debugged} after delta debugging"
+        text += f", {short.debugged} after delta debugging" + (f" and reordering ({moves})" if short.reordered else "")
+    elif short.reordered:
+        text += f", reordered ({moves})"
     return text + {"shortest": f"; BFS to depth {short.debugged}: no shorter trace exists",
                    "shorter": f"; BFS found a shorter one: {len(short.trace)} steps",
                    "too large": f"; BFS to depth {short.debugged} too large to finish, so maybe not the shortest"}[
@@ -28,6 +31,8 @@ def summary_table(model, tally: Tally, seconds: float, options: dict, engine: st
     deepest walk, time."""
     table = Table(show_header=False, box=None)
     mode = "swarm (each walk drops a random subset of action kinds)" if options["swarm"] else "every action kind"
+    mode += {"uniform": ", uniform", "random": ", weights drawn per walk",
+             "mixed": ", weights drawn by every other walk"}[options["weights"]]
     rate = f" ({tally.states / seconds:,.0f} states/s)" if seconds > 0 else ""
     for key, value in (("model", f"{model.name} / {model.variant}" if model.variant else model.name),
                        ("bounds", bounds_text(dict(model.parameters()))),
@@ -76,7 +81,8 @@ def simulation_json(model, properties, tally: Tally, seconds: float, options: di
         "deepest": tally.deepest, "seconds": round(seconds, 3),
         "properties": {p.name: {"kind": "witness" if p.witness else "invariant", "status": verdict(p, tally),
                                 **({"walk": tally.found[p.name].walk, "walk_length": shortened[p.name].walked,
-                                    "debugged_length": shortened[p.name].debugged, "bfs": shortened[p.name].bfs,
+                                    "debugged_length": shortened[p.name].debugged,
+                                    "reordered_moves": shortened[p.name].reordered, "bfs": shortened[p.name].bfs,
                                     "trace_length": len(shortened[p.name].trace),
                                     "trace_file": files.get(p.name)} if p.name in tally.found else {})}
                        for p in properties},

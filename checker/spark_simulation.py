@@ -16,18 +16,18 @@ from .simulation import Tally, run_walks, walker
 
 
 def simulate_task(records, *, model, properties, walks: int | None, deadline: float | None, tasks: int,
-                  max_depth: int, swarm: bool, seed: int):
+                  max_depth: int, swarm: bool, weights: str, seed: int):
     """One task's walks (its one record is its task number) and their tally. `deadline` is
     wall-clock time (time.time()), the same for every task."""
     (index,) = list(records)
-    run = walker(model, properties, max_depth, swarm, seed).run
+    run = walker(model, properties, max_depth, swarm, seed, weights).run
     numbers = range(index, walks, tasks) if walks is not None else itertools.count(index, tasks)
     left = None if deadline is None else time.monotonic() + max(deadline - time.time(), 0)
     return [run_walks(run, numbers, left, Tally())]
 
 
 def simulate_spark(sc, model, properties, *, walks: int | None, seconds: float | None, max_depth: int,
-                   swarm: bool, seed: int, tasks: int | None = None) -> Tally:
+                   swarm: bool, weights: str, seed: int, tasks: int | None = None) -> Tally:
     """Run the simulation's walks as `tasks` Spark tasks (default: the context's parallelism)
     and merge what they saw."""
     tasks = tasks or sc.defaultParallelism
@@ -35,7 +35,7 @@ def simulate_spark(sc, model, properties, *, walks: int | None, seconds: float |
         tasks = max(min(tasks, walks), 1)
     deadline = None if seconds is None else time.time() + seconds
     body = partial(simulate_task, model=model, properties=list(properties), walks=walks, deadline=deadline,
-                   tasks=tasks, max_depth=max_depth, swarm=swarm, seed=seed)
+                   tasks=tasks, max_depth=max_depth, swarm=swarm, weights=weights, seed=seed)
     tally = Tally()
     for part in sc.parallelize(range(tasks), tasks).mapPartitions(body).collect():
         tally.merge(part)

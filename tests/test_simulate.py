@@ -12,8 +12,9 @@ import pytest
 from checker.engines import simulation_session
 from checker.kernel.prng import walk_seed
 from checker.kernel.steps import kind_of
-from checker.shorten import Replay, ddmin, shorten
-from checker.simulation import KernelWalker, Tally, dropped_kinds, run_walks, walker
+from checker.kernel.walk_weights import ACTORS
+from checker.shorten import Replay, ddmin, minimise, reorder, shorten
+from checker.simulation import WEIGHTINGS, KernelWalker, Tally, dropped_kinds, run_walks, walker, weights_of
 from checker.sketch import DistinctSketch
 from conftest import run_cli, run_json
 from invariants.registry import select
@@ -86,6 +87,46 @@ def test_delta_debugging_keeps_a_behaviour_that_still_violates():
     verify_trace(trace, model)
 
 
+def test_reordering_keeps_a_violating_behaviour_and_leaves_no_step_that_could_move_earlier():
+    model, properties, tally = tally_of("fetch", "hw", ["committed-survives"], 20_000, seed=1, replicas=3)
+    found = tally.found["committed-survives"]
+    replay = Replay(model, properties[0])
+    ordered, moves = reorder(replay, found.actions)
+    assert moves > 0 and sorted(ordered) != list(ordered)  # some moves kept, some refused
+    assert replay.violating_prefix(ordered) == len(ordered)
+    for i in range(len(ordered) - 1):  # every inversion left is one the model refuses
+        if ordered[i + 1] < ordered[i]:
+            swapped = ordered[:i] + (ordered[i + 1], ordered[i]) + ordered[i + 2:]
+            assert replay.violating_prefix(swapped) is None
+    short, _ = minimise(replay, found.actions)
+    assert len(short) <= len(ddmin(replay, found.actions)) and replay.violating_prefix(short) == len(short)
+
+
+def test_weighted_walks_draw_their_own_powers_of_two_and_uniform_walks_weigh_alike():
+    uniform = weights_of(np.uint64(7), 9, False, False)
+    assert uniform.shape == (9, ACTORS + 1) and (uniform == 1).all()
+    tables = [weights_of(np.uint64(walk_seed(0, n)), 9, False, True) for n in range(20)]
+    values = np.unique(np.concatenate([t.ravel() for t in tables]))
+    assert set(values) == {1, 2, 4, 8, 16}
+    assert len({t.tobytes() for t in tables}) == 20
+    state = np.uint64(walk_seed(9, 3))
+    dropped = dropped_kinds(state, 9, True)
+    swarm = weights_of(state, 9, True, True)
+    assert dropped and all((swarm[k, ACTORS] == 0) == bool(dropped >> k & 1) for k in range(9))
+
+
+def test_weighted_walks_hit_a_lost_record_more_often_than_uniform_ones():
+    """hw's committed record lost at 3 replicas: of seed 0's first 20,000 walks, 11 weighted
+    ones end in the loss and 4 uniform ones; mixed walks are these two sets' halves."""
+    model, properties, _ = tally_of("fetch", "hw", ["committed-survives"], 0, replicas=3)
+    hits = {}
+    for weights in WEIGHTINGS:
+        run = walker(model, properties, 50, False, 0, weights).run
+        hits[weights] = {n for n in range(20_000) if run(n)[1]}
+    assert len(hits["random"]) > 2 * len(hits["uniform"]) > 0
+    assert hits["mixed"] == {n for n in hits["random"] if n % 2} | {n for n in hits["uniform"] if n % 2 == 0}
+
+
 def test_a_plain_model_is_walked_over_readable_states():
     model, properties, tally = tally_of("two-phase", None, [], 200)
     assert not hasattr(model, "kernel") or model.kernel is None
@@ -119,7 +160,7 @@ def test_the_local_session_stops_at_the_time_budget():
     properties = select("spec", ["strong-isr"])
     model = build_model("spec", "kip320")
     with simulation_session("local") as simulate:
-        tally = simulate(model, properties, walks=None, seconds=0.5, max_depth=20, swarm=False, seed=0)
+        tally = simulate(model, properties, walks=None, seconds=0.5, max_depth=20, swarm=False, weights="mixed", seed=0)
     assert tally.walks > 0
 
 

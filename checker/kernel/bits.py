@@ -1,4 +1,4 @@
-"""Bit counting on replica sets and kind masks (bitmasks), compiled."""
+"""Bit counting on replica sets (bitmasks), compiled."""
 
 from __future__ import annotations
 
@@ -14,15 +14,3 @@ def popcount(bits):
         bits >>= 1
     return count
 
-
-@kernel
-def nth_bit(bits, n):
-    """The position of the n-th set bit of `bits` (counting from 0, lowest first)."""
-    position = 0
-    while True:
-        if bits & 1:
-            if n == 0:
-                return position
-            n -= 1
-        bits >>= 1
-        position += 1

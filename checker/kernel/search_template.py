@@ -11,9 +11,8 @@ from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
-from checker.kernel.bits import nth_bit, popcount
 from checker.kernel.prng import draw
-from checker.kernel.steps import code_kind
+from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
 
@@ -116,16 +115,17 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
 
 
 @kernel
-def walk(row, lay, state, max_depth, dropped, invariant_mask, step_mask, buf, acts, allowed, path, fps):
+def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, allowed, path, fps):
     """One random walk from `row` (copied) for simulation: at each step one of the enabled
-    actions whose kind is not in `dropped` (a bitmask of kinds, for swarm walks) is taken, drawn
-    with the generator `state` (`prng.draw`): an action kind first, uniformly among the enabled
-    ones, then one of its steps, uniformly (so a kind with many instances, such as becoming
-    follower in each epoch, does not crowd out the others). The walk ends at `max_depth` steps, in a
-    state where nothing allowed is enabled, or at the first state that violates an invariant of
-    `invariant_mask` or step that breaks a property of `step_mask`. The action codes go into
-    `path` and the fingerprints of the states reached into `fps`. Returns (steps taken,
-    violated invariant bits, broken step-property bits)."""
+    actions is taken, drawn with the generator `state` (`prng.draw`) in two stages: an action
+    kind first, among the enabled ones, then one of its steps (so a kind with many instances,
+    such as becoming follower in each epoch, does not crowd out the others), each in
+    proportion to its weight (`walk_weights`): `weights[kind, 16]` weighs a kind and
+    `weights[kind, a]` a step of it whose acting replica (first argument) is a. All ones draw
+    uniformly; a kind of weight 0 is never taken (swarm walks). The walk ends at `max_depth`
+    steps, in a state where nothing allowed is enabled, or at the first state that violates an
+    invariant of `invariant_mask` or step that breaks a property of `step_mask`. The action codes go into `path` and the fingerprints of the states reached
+    into `fps`. Returns (steps taken, violated invariant bits, broken step-property bits)."""
     s = row.copy()
     v = violations(s, lay, invariant_mask)
     if v:
@@ -133,25 +133,38 @@ def walk(row, lay, state, max_depth, dropped, invariant_mask, step_mask, buf, ac
     depth = 0
     while depth < max_depth:
         n = successors(s, lay, buf, acts)
+        kinds = 0
+        total = 0
+        for j in range(n):
+            kind = code_kind(acts[j])
+            if weights[kind, 16] and not (kinds >> kind) & 1:
+                kinds |= 1 << kind
+                total += weights[kind, 16]
+        if total == 0:
+            break
+        state, pick = draw(state, total)
+        chosen = 0
+        while True:  # the kind whose share of the total holds `pick`
+            if (kinds >> chosen) & 1:
+                if pick < weights[chosen, 16]:
+                    break
+                pick -= weights[chosen, 16]
+            chosen += 1
+        total = 0
         m = 0
         for j in range(n):
-            if (dropped >> code_kind(acts[j])) & 1 == 0:
+            if code_kind(acts[j]) == chosen:
                 allowed[m] = j
+                total += weights[chosen, code_actor(acts[j])]
                 m += 1
-        if m == 0:
-            break
-        kinds = 0  # a kind first, uniformly among the enabled kinds, then one of its steps
+        state, pick = draw(state, total)
+        j = allowed[0]
         for q in range(m):
-            kinds |= 1 << code_kind(acts[allowed[q]])
-        state, pick = draw(state, popcount(kinds))
-        chosen = nth_bit(kinds, pick)
-        k = 0
-        for q in range(m):
-            if code_kind(acts[allowed[q]]) == chosen:
-                allowed[k] = allowed[q]
-                k += 1
-        state, pick = draw(state, k)
-        j = allowed[pick]
+            j = allowed[q]
+            weight = weights[chosen, code_actor(acts[j])]
+            if pick < weight:
+                break
+            pick -= weight
         broken = broken_steps(s, acts[j], buf[j], lay, step_mask) if step_mask else 0
         path[depth] = acts[j]
         for w in range(s.shape[0]):

@@ -47,6 +47,14 @@ code_kind = kernel(kind_of)
 """`kind_of` of one code, compiled, for the search loop."""
 
 
+@kernel
+def code_actor(code):
+    """The first argument of an action code: the replica (or record) that acts."""
+    if code >> 12 < EXTENDED:
+        return (code >> 8) & 15
+    return (code >> 4) & 15
+
+
 def action_fields(code: int) -> tuple[int, int, int, int]:
     """(kind index, a, b, c) of an action code."""
     kind = kind_of(code)

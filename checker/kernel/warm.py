@@ -10,6 +10,7 @@ from .expansion import expand_all
 from .fingerprint import fingerprint
 from .jit import CACHE_DIR
 from .symmetry import permutations
+from .walk_weights import uniform_weights
 
 
 def is_compiled(kernel) -> bool:
@@ -29,6 +30,7 @@ def warm_up(kernel, initial_state) -> None:
         expand_all(kernel, row, fps, everything, steps, permutations(kernel.replicas, symmetric))
     kernel.successor_rows(row[0])
     room = kernel.max_successors
-    kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, 0, everything, steps,
+    kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
+                       everything, steps,
                        np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(room, np.int64),
                        np.zeros(1, np.int64), np.zeros(1, np.int64))
