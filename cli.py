@@ -1010,7 +1010,9 @@ def list_models():
                 console.print(f"  {heading}:")
             for prop in listed:
                 reads = f" (reads {scope(prop)})" if scope(prop) else ""
-                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}{reads}")
+                named = getattr(prop, "named_only", "")
+                named = f" [dim](checked only when named: {named})[/]" if named else ""
+                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}{reads}{named}")
 
 
 @main.group()

@@ -37,6 +37,9 @@ class Invariant:
     only_when: Callable[[dict], bool] | None = None
     """The model parameters under which the predicate means anything (None: all of them);
     elsewhere it is not checked and its verdict is 'n/a'."""
+    named_only: str = ""
+    """Why this invariant is checked only when named (empty: it is among the defaults), for an
+    invariant that fails by its model's own design."""
 
     @property
     def meaning(self) -> str:

@@ -19,12 +19,12 @@ def invariants_for(model_name: str) -> dict[str, Invariant | StepProperty]:
 
 
 def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant | StepProperty]:
-    """The named properties of the model, invariants and witnesses alike (every invariant, and
-    no witness, when `names` is empty: a witness is a question asked by name). An unknown name
-    is a ModelError that lists the valid ones."""
+    """The named properties of the model, invariants and witnesses alike (when `names` is empty,
+    every invariant but those checked only when named, and no witness: a witness is a question
+    asked by name). An unknown name is a ModelError that lists the valid ones."""
     known = invariants_for(model_name)
     if not names:
-        return [p for p in known.values() if not p.witness]
+        return [p for p in known.values() if not p.witness and not getattr(p, "named_only", "")]
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ModelError(f"unknown invariant {unknown[0]!r} for model {model_name} (choose from {', '.join(known)})")

@@ -101,12 +101,14 @@ def _on_readable(predicate):
     return holds
 
 
-def _invariant(name: str, summary: str, predicate) -> Invariant:
-    return Invariant(name, summary, _on_readable(predicate), kernel=predicate)
+def _invariant(name: str, summary: str, predicate, named_only: str = "") -> Invariant:
+    return Invariant(name, summary, _on_readable(predicate), kernel=predicate, named_only=named_only)
 
 
 INVARIANTS = (
-    _invariant("leader-in-isr", "the quorum's leader is in the quorum's ISR (fails when leaderless)", leader_in_isr),
+    _invariant("leader-in-isr", "the quorum's leader is in the quorum's ISR (fails when leaderless)", leader_in_isr,
+               named_only="the public specification's own invariant fails whenever the partition has no leader, "
+                          "the initial state included; leader-in-isr-or-none is the one to check"),
     _invariant("leader-in-isr-or-none", "the quorum's leader, if any, is in the quorum's ISR", leader_in_isr_or_none),
     _invariant("weak-isr", "a presumed leader's ISR view holds its log below its HW", weak_isr),
     _invariant("strong-isr", "the quorum's ISR holds every presumed leader's log below its HW", strong_isr),

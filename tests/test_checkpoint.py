@@ -173,7 +173,7 @@ def saved(tmp_path):
     (["--variant", "kip101"], "variant hw there, kip101 here"),
     (["--variant", "hw", "--replicas", "3"], "--replicas 2 there, 3 here"),
     (["--variant", "hw", "--invariant", "weak-isr"],
-     "invariants leader-in-isr, leader-in-isr-or-none, weak-isr, strong-isr there, weak-isr here"),
+     "invariants leader-in-isr-or-none, weak-isr, strong-isr there, weak-isr here"),
     (["--variant", "hw", "--no-symmetry"], "symmetry on there, off here"),
     (["--model", "fetch"], "model spec there, fetch here"),
 ])

@@ -60,7 +60,7 @@ def test_full_exploration_matches_local(sc, variant, partitions):
     from checker.spark import explore_spark
 
     model = build_model("spec", variant, replicas=2, log_size=2, max_records=2, max_epoch=2)
-    invariants = select("spec", [])
+    invariants = select("spec", ["leader-in-isr", "leader-in-isr-or-none", "weak-isr", "strong-isr"])
     local = explore(model, invariants, stop_at_first=False)
     spark = explore_spark(sc, model, invariants, partitions=partitions, stop_at_first=False)
     same_results(spark, local)
