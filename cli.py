@@ -110,6 +110,8 @@ try:  # importing numba, the models and Spark's helpers takes most of a second: 
         from traces.scenario import first_failure, load_scenario
         from traces.scenario import replay as run_replay
         from checker.atomic_file import write_atomically
+        from checker import junit as junit_xml
+        from checker import manifest
         from traces.pair_picture import pair_svg
         from traces.render import FORMATS, PICTURES, render_file
         from traces.store import TraceFileError, load_trace, one_line, save_trace
@@ -432,6 +434,40 @@ def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]
     return dict(saved_traces(result, model, trace_dir, tag))
 
 
+def _junit_target(ctx, param, value: Path | None) -> Path | None:
+    """--junit FILE: refused at once (one line, exit 2) when FILE could not be written, so that
+    a search is not run for a report that would be lost: a directory, or a place where no new
+    file can be made (a missing directory, /proc, a read-only disk)."""
+    if value is None:
+        return None
+    try:
+        junit_xml.probe(value)
+    except OSError as exc:
+        raise UserError(f"--junit {value}: cannot write a report there ({exc.strerror or exc})") from None
+    return value
+
+
+def junit_option(func):
+    """--junit FILE: also write the verdicts as a JUnit XML report (`checker.junit` says how
+    each verdict maps onto a testcase), for CI servers."""
+    return click.option("--junit", type=NonEmptyPath(path_type=Path), default=None, metavar="FILE",
+                        callback=_junit_target,
+                        help="also write a JUnit XML report to FILE for CI: one testcase per property checked (per "
+                             "expectation for verify), a violated invariant (a surprise) as a failure; see "
+                             "docs/ci.md")(func)
+
+
+def write_junit(path: Path | None, suites) -> None:
+    """Write the JUnit report of `suites` to `path` (if one was asked for), atomically; a
+    one-line UserError when it cannot be written."""
+    if path is None:
+        return
+    try:
+        junit_xml.write_report(path, suites)
+    except OSError as exc:
+        raise UserError(f"cannot write JUnit report {path}: {exc.strerror or exc}") from None
+
+
 class ReplcheckGroup(click.Group):
     """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
     writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
@@ -497,10 +533,12 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 @click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@junit_option
 @checkpoint_options
 @engine_options
 def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
-          checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, **bounds):
+          checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, junit=None,
+          **bounds):
     """Explore every reachable state of a model, check its invariants and answer its witnesses.
 
     Exits 0 when no invariant is violated and every property was decided, 1 when an invariant
@@ -512,7 +550,7 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file)
+              engine, master, partitions, work_dir, memory_budget, progress_file, junit)
 
 
 @main.command()
@@ -539,8 +577,9 @@ def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir
               help="spark: master URL (local[N], spark://host:7077, ...); default: the embedded local[*]")
 @click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
               help="spark (walkers as Spark tasks) or local (one Python process)")
+@junit_option
 def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
-             render_format, as_json, partitions, master, engine, **bounds):
+             render_format, as_json, partitions, master, engine, junit=None, **bounds):
     """Random walks from the initial state, for answers past exhaustive reach: each walk takes
     random enabled steps up to --max-depth, and every invariant and witness is checked on every
     state. A violation is shortened (delta debugging, then a bounded BFS where the bounds allow)
@@ -595,6 +634,8 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
         console.print(simulated_properties(properties, tally, shortened, files))
         for short in shortened.values():
             console.print(trace_table(short.trace, model))
+    write_junit(junit, [junit_xml.simulation_suite(model, properties, {n: s.trace for n, s in shortened.items()},
+                                                   tally.walks, elapsed, files)])
     if unsaved is not None:
         raise unsaved
     violated = any(name in tally.found and not by_name[name].witness for name in by_name)
@@ -717,11 +758,12 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
 
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
-              work_dir: str | None, memory_budget: int | None, progress_file: Path | None) -> None:
+              work_dir: str | None, memory_budget: int | None, progress_file: Path | None,
+              junit: Path | None = None) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
     print the result, save its traces, and exit 0 (no invariant is violated and every property
     was decided), 1 (an invariant is violated, or the search stopped before every property was
-    decided) or 2 (a trace could not be saved)."""
+    decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
     with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
                 as_json, progress_file) as (explore, on_level):
@@ -744,6 +786,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
         console.print(action_table(result))
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
+    write_junit(junit, [junit_xml.result_suite(result, trace_files, model)])
     if unsaved is not None:
         raise unsaved
     sys.exit(0 if result.ok and result.decided else EXIT_VIOLATED)
@@ -756,9 +799,10 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant or witness to check (repeatable; default: every invariant of the model)")
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
+@junit_option
 @engine_options
 def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, memory_budget, progress_file, symmetry, **bounds):
+            partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **bounds):
     """Compare protocol variants side by side: every invariant under every variant, explored to
     the end under the same bounds. Exits 0 once the comparison is made, whatever the verdicts."""
     kind = MODELS.get(model_name)
@@ -804,6 +848,9 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
         for (variant, name), path in trace_files.items():
             picture = pictures.get((variant, name))
             console.print(f"{variant} {name}: {path}" + (f" (picture: {picture})" if picture else ""), highlight=False)
+    every = [name for r in results for name in r.invariants]  # a property n/a under a variant is skipped there
+    write_junit(junit, [junit_xml.result_suite(r, {n: p for (v, n), p in trace_files.items() if v == r.variant},
+                                               models[r.variant], properties=every) for r in results])
 
 
 def sweep_options(func):
@@ -845,9 +892,10 @@ def parse_values(param, text: str) -> list:
               help="invariant or witness to check (repeatable; default for fetch: acked-survives and "
                    "committed-survives)")
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
+@junit_option
 @engine_options
 def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-                  partitions, work_dir, memory_budget, progress_file, symmetry, **settings):
+                  partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **settings):
     """Check every combination of the given settings: which configurations can lose
     acknowledged or committed data, and the shortest way they do. Exits 0 once the sweep is made."""
     kind = MODELS.get(model_name)
@@ -875,10 +923,12 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
     with search(engine, master, partitions, work_dir, memory_budget, f"{model_name} sweep", models, symmetric,
                 progress_file=progress_file) as (explore, on_level):
         runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
+    kept = []  # each run's saved traces, for the JUnit report
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):
             tag = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
-            for path in save_traces(result, model, trace_dir, tag).values():
+            kept.append(save_traces(result, model, trace_dir, tag))
+            for path in kept[-1].values():
                 if render_format:
                     render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     names = [i.name for i in invariants]
@@ -888,6 +938,8 @@ def sweep_command(model_name, variant, invariant_names, trace_dir, render_format
         click.echo(sweep_markdown(runs, names), nl=False)
     else:
         stdout_console().print(sweep_table(runs, names))
+    write_junit(junit, [junit_xml.result_suite(result, kept[i] if kept else {}, model, config, names)
+                        for i, ((config, result), model) in enumerate(zip(runs, models))])
 
 
 @main.command(name="tradeoffs")
@@ -1068,6 +1120,58 @@ def render_or_fail(source: Path, fmt: str, out: Path, picture: str = "lanes") ->
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
+
+@main.command()
+@click.argument("manifest_file", metavar="MANIFEST", type=NonEmptyPath(path_type=Path))
+@junit_option
+def verify(manifest_file, junit):
+    """Check a manifest of known verdicts (TOML, [[expect]] entries: model, variant, bounds,
+    property, outcome, steps; docs/ci.md): each expectation is answered by an exhaustive search
+    on the local engine, expectations with the same model, variant and bounds sharing one
+    search, and a table sets what was expected against what was found. Exits 0 when every
+    expectation matched, 1 on any surprise (another outcome, or another shortest trace length),
+    2 on bad input (one line naming the file and the entry's line)."""
+    try:
+        groups = manifest.load(manifest_file)
+    except manifest.ManifestError as exc:
+        raise UserError(str(exc)) from None
+    started = time.monotonic()
+    label = f"verify {manifest_file}"
+    with search("local", None, None, None, None, label, [g.model for g in groups]) as (explore, on_level):
+        results = [explore(g.model, g.properties, stop_at_first=False, on_level=on_level,
+                           symmetry=choose_symmetry([g.model], g.properties, None)[0]) for g in groups]
+    elapsed = time.monotonic() - started
+    answered = sorted(((e, result, result.seconds / len(g.expectations))
+                       for g, result in zip(groups, results) for e in g.expectations), key=lambda row: row[0].number)
+    surprises = sum(e.surprised(result) for e, result, _ in answered)
+    console = stdout_console()
+    console.print(expectation_table(manifest_file, answered))
+    searches = f"{len(groups)} search" + "es" * (len(groups) != 1)
+    console.print(f"{len(answered)} expectation{'s' * (len(answered) != 1)}, {len(answered) - surprises} as "
+                  f"expected, {surprises} surprise{'s' * (surprises != 1)} ({searches}, {elapsed:.1f} s)",
+                  highlight=False)
+    write_junit(junit, [junit_xml.manifest_suite(label, answered, str(manifest_file))])
+    sys.exit(EXIT_VIOLATED if surprises else 0)
+
+
+def expectation_table(manifest_file: Path, answered) -> Table:
+    """`verify`'s table: one row per expectation (`answered`: (expectation, the result of its
+    search, ...) in manifest order) with its line, model, variant, bounds as written, property,
+    the expected and the found outcome, and a SURPRISE mark where they differ; notes last."""
+    table = Table(title=Text(f"{manifest_file}: expected against found (engine local)"), title_justify="left")
+    notes = any(e.note for e, _, _ in answered)
+    columns = ("line", "model", "variant", "bounds", "property", "expected", "found", "") + (("note",) if notes else ())
+    for column in columns:
+        table.add_column(column, justify="right" if column == "line" else "left",
+                         no_wrap=column not in ("bounds", "note"))
+    for expectation, result, _ in answered:
+        surprised = expectation.surprised(result)
+        table.add_row(str(expectation.line or f"#{expectation.number}"), expectation.model, expectation.variant or "-",
+                      bounds_text(expectation.given) or "defaults", expectation.prop, expectation.expected,
+                      manifest.found_text(*expectation.found(result)),
+                      "[bold red]SURPRISE[/]" if surprised else "[green]as expected[/]",
+                      *([Text(expectation.note, style="dim")] if notes else []), style="red" if surprised else None)
+    return table
 
 if __name__ == "__main__":
     main()

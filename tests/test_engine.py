@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from checker.local import explore
-from invariants.registry import select
+from invariants.registry import invariants_for, select
 from model.registry import build_model
 from traces.replay import verify_trace
 
@@ -59,7 +59,7 @@ def test_kip320_keeps_weak_and_strong_isr():
 
 def test_continue_reports_the_shortest_trace_of_every_invariant():
     model = build_model("spec", "hw", replicas=2, log_size=2, max_records=2, max_epoch=2)
-    every = explore(model, select("spec", []), stop_at_first=False)
+    every = explore(model, list(invariants_for("spec").values()), stop_at_first=False)
     assert every.complete
     for name, trace in every.violations.items():
         verify_trace(trace, model)
@@ -71,7 +71,7 @@ def test_continue_reports_the_shortest_trace_of_every_invariant():
 
 def test_stop_at_first_leaves_later_invariants_unknown():
     model = build_model("spec", "hw", replicas=2, log_size=2, max_records=2, max_epoch=2)
-    first = explore(model, select("spec", []))
+    first = explore(model, list(invariants_for("spec").values()))
     assert not first.complete
     assert list(first.violations) == ["leader-in-isr"]
     assert first.verdict("strong-isr") == "unknown"

@@ -20,7 +20,7 @@ import pytest
 from checker.java import EngineUnavailable, find_java_home
 from checker.local import explore
 from conftest import VARIANTS, run_cli
-from invariants.registry import select
+from invariants.registry import invariants_for, select
 from model.registry import build_model
 from traces.replay import verify_trace
 
@@ -155,9 +155,9 @@ def test_tasks_keep_their_routes_in_the_work_dir_until_the_search_ends(sc, tmp_p
 
     model = build_model("spec", "kip101", replicas=2, log_size=1, max_records=1, max_epoch=2)
     seen = []
-    spark = explore_spark(sc, model, select("spec", []), partitions=3, stop_at_first=False, work_dir=str(tmp_path),
+    spark = explore_spark(sc, model, list(invariants_for("spec").values()), partitions=3, stop_at_first=False, work_dir=str(tmp_path),
                           on_level=lambda stats, _: seen.append(len(list(tmp_path.rglob("part-*.npz")))))
-    same_results(spark, explore(model, select("spec", []), stop_at_first=False))
+    same_results(spark, explore(model, list(invariants_for("spec").values()), stop_at_first=False))
     assert seen[-1] >= 2, "each task writes each level's routes into the work dir"
     assert not any(tmp_path.iterdir())
 

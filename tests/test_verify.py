@@ -1,0 +1,182 @@
+"""CI-ready results: `--junit` reports and `replcheck verify MANIFEST` against known verdicts."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+HISTORY = Path(__file__).resolve().parents[1] / "examples" / "kafka-history.toml"
+
+CHANGED = ('variant = "kip320"\nbounds = { replicas = 2, acks = "1" }\nproperty = "acked-survives"\n'
+           'outcome = "violated"\nsteps = 5\n')
+"""One expectation of the shipped manifest, which the surprise test states wrongly (4 steps)."""
+
+
+def junit_counts_agree(path: Path) -> ET.Element:
+    """Parse a JUnit report and check its structure and that every tests/failures/skipped count
+    matches its testcases; return the root."""
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert suites
+    for element, cases in [(root, root.findall("testsuite/testcase"))] + [(s, s.findall("testcase")) for s in suites]:
+        assert int(element.get("tests")) == len(cases)
+        assert int(element.get("failures")) == sum(c.find("failure") is not None for c in cases)
+        assert int(element.get("skipped")) == sum(c.find("skipped") is not None for c in cases)
+        assert int(element.get("errors")) == 0
+        for case in cases:
+            assert case.get("classname").startswith("replcheck.") and case.get("name")
+    return root
+
+
+def line_of(text: str, snippet: str) -> int:
+    """The line of the [[expect]] header of the entry holding `snippet`."""
+    before = text[:text.index(snippet)].splitlines()
+    return max(n for n, line in enumerate(before, 1) if line.strip() == "[[expect]]")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """One run of the shipped manifest, with its JUnit report."""
+    report = tmp_path_factory.mktemp("history") / "history.xml"
+    return run_cli("verify", str(HISTORY), "--junit", str(report)), report
+
+
+@pytest.fixture(scope="module")
+def surprised(tmp_path_factory):
+    """One run of a copy of the manifest in which one expectation is wrong (4 steps, not 5)."""
+    text = HISTORY.read_text()
+    assert text.count(CHANGED) == 1
+    copy = tmp_path_factory.mktemp("manifest") / "changed.toml"
+    copy.write_text(text.replace(CHANGED, CHANGED.replace("steps = 5", "steps = 4")))
+    report = copy.with_suffix(".xml")
+    return run_cli("verify", str(copy), "--junit", str(report)), report, line_of(text, CHANGED)
+
+
+def test_the_shipped_history_verifies(history):
+    result, report = history
+    assert result.exit_code == 0, result.output
+    assert "SURPRISE" not in result.stdout and "0 surprises" in result.stdout
+    assert b"<failure" not in report.read_bytes()
+
+
+def test_the_history_report_is_junit_with_one_testcase_per_expectation(history):
+    _, report = history
+    root = junit_counts_agree(report)
+    expectations = sum(line.strip() == "[[expect]]" for line in HISTORY.read_text().splitlines())
+    assert int(root.get("tests")) == expectations and int(root.get("failures")) == 0
+    case = root.find("testsuite/testcase")
+    assert case.get("classname") == "replcheck.spec.hw" and case.get("name") == "strong-isr"
+    assert case.get("file") == str(HISTORY) and case.get("line")
+
+
+def test_a_wrong_expectation_is_a_surprise_on_its_row(surprised):
+    result, report, line = surprised
+    assert result.exit_code == 1, result.output
+    rows = [row for row in result.stdout.splitlines() if "SURPRISE" in row]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row.split("│")[1].strip() == str(line)
+    assert "acked-survives" in row and "violated in 4 steps" in row and "violated in 5 steps" in row
+    assert "1 surprise " in result.stdout
+
+
+def test_the_surprise_is_the_one_junit_failure(surprised):
+    _, report, line = surprised
+    root = junit_counts_agree(report)
+    failures = root.findall(".//testcase[failure]")
+    assert [(c.get("name"), c.get("line")) for c in failures] == [("acked-survives", str(line))]
+    failure = failures[0].find("failure")
+    assert failure.get("message") == "expected violated in 4 steps, found violated in 5 steps"
+    assert "acked-before-replicated" in failure.text
+
+
+def test_check_reports_each_violated_invariant_as_a_junit_failure(tmp_path):
+    report = tmp_path / "check.xml"
+    result = run_cli("check", "--model", "spec", "--variant", "hw", "--invariant", "strong-isr", "--engine", "local",
+                     "--junit", str(report))
+    assert result.exit_code == 1
+    root = junit_counts_agree(report)
+    (case,) = root.findall("testsuite/testcase")
+    assert case.get("classname") == "replcheck.spec.hw" and case.get("name") == "strong-isr"
+    failure = case.find("failure")
+    assert failure.get("message").startswith("strong-isr violated after 8 steps: ")
+    assert "\n" not in failure.get("message")
+    assert "trace length: 8 steps" in failure.text
+
+
+def test_compare_reports_failures_with_their_saved_traces(tmp_path):
+    report = tmp_path / "compare.xml"
+    result = run_cli("compare", "--model", "spec", "--variants", "hw,kip320", "--invariant", "strong-isr",
+                     "--invariant", "leader-in-isr-or-none", "--engine", "local",
+                     "--trace-dir", str(tmp_path / "traces"), "--junit", str(report))
+    assert result.exit_code == 0, result.output
+    root = junit_counts_agree(report)
+    verdicts = {(c.get("classname"), c.get("name")): c.find("failure") for c in root.iter("testcase")}
+    assert set(verdicts) == {(f"replcheck.spec.{v}", p) for v in ("hw", "kip320")
+                             for p in ("strong-isr", "leader-in-isr-or-none")}
+    failed = {key for key, failure in verdicts.items() if failure is not None}
+    assert failed == {("replcheck.spec.hw", "strong-isr")}
+    trace = tmp_path / "traces" / "spec-hw-strong-isr.json"
+    assert trace.exists() and f"trace: {trace}" in verdicts["replcheck.spec.hw", "strong-isr"].text
+
+
+BASE = '[[expect]]\nmodel = "spec"\nvariant = "hw"\nproperty = "strong-isr"\noutcome = "violated"\nsteps = 8\n\n'
+
+
+@pytest.mark.parametrize("entry, says", [
+    ('model = "spec"\nproperty = "weak-isr"\noutcom = "holds"\n', "unknown key 'outcom'"),
+    ('model = "spec"\nvariant = "kip999"\nproperty = "weak-isr"\noutcome = "holds"\n', "unknown variant 'kip999'"),
+    ('model = "spec"\nproperty = "weak-isrr"\noutcome = "holds"\n', "unknown property 'weak-isrr'"),
+    ('model = "spec"\nbounds = { max-crashes = 1 }\nproperty = "weak-isr"\noutcome = "holds"\n',
+     "unknown bound 'max-crashes'"),
+    ('model = "spec"\nproperty = "weak-isr"\noutcome = "fine"\n', "outcome 'fine'"),
+    ('model = "nope"\nproperty = "weak-isr"\noutcome = "holds"\n', "unknown model 'nope'"),
+    ('model = "fetch"\nbounds = { quorum = "majority" }\nproperty = "strong-isr"\noutcome = "holds"\n',
+     "does not apply"),
+])
+def test_a_bad_entry_is_one_line_naming_the_file_and_its_line(tmp_path, entry, says):
+    manifest = tmp_path / "bad.toml"
+    manifest.write_text(BASE + "[[expect]]\n" + entry)
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"Error: {manifest} line 8: ") and says in result.stderr
+
+
+@pytest.mark.parametrize("text, says", [
+    (BASE + '[[expect]]\nmodel = "spec\n', "not valid TOML"),
+    ('title = "history"\n', "unknown top-level key 'title'"),
+    ("", "no [[expect]] entries"),
+    (None, "cannot read it"),
+])
+def test_a_bad_file_is_one_line_naming_it(tmp_path, text, says):
+    manifest = tmp_path / "bad.toml"
+    if text is not None:
+        manifest.write_text(text)
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"Error: {manifest}: ") and says in result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "--model", "spec", "--engine", "local"],
+    ["compare", "--model", "spec", "--engine", "local"],
+    ["sweep", "--model", "fetch", "--engine", "local"],
+    ["simulate", "--model", "spec", "--engine", "local", "--walks", "1"],
+    ["verify", str(HISTORY)],
+])
+@pytest.mark.parametrize("where", ["missing/report.xml", "/proc/report.xml", "."])
+def test_an_unwritable_junit_path_is_refused_before_the_search(tmp_path, command, where):
+    target = tmp_path / where if not where.startswith("/") else Path(where)
+    result = run_cli(*command, "--junit", str(target))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: --junit {target}: cannot write a report there")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
+    assert not (tmp_path / "missing").exists() and list(tmp_path.iterdir()) == []
