@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from traces.store import TraceFileError, read_text_file
+
 KEYS = ("model", "variant", "bounds", "property", "outcome", "steps", "note")
 """The keys an [[expect]] entry may have."""
 REQUIRED = ("model", "property", "outcome")
@@ -97,11 +99,9 @@ def load(path: Path) -> list[Group]:
     TOML, an unknown key, model, variant, bound or property, a bound out of range, settings the
     model refuses, a property that does not apply to them, or an outcome or steps that cannot be."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ManifestError(f"{path}: not UTF-8 text") from None
+        text = read_text_file(Path(path), "manifest")
+    except TraceFileError as exc:
+        raise ManifestError(str(exc)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

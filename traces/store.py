@@ -162,10 +162,10 @@ MAX_FILE_BYTES = 64 * 2**20
 """The largest trace or scenario file read: far above any trace a search reports."""
 
 
-def read_json_file(path: Path, what: str) -> Any:
-    """The JSON document in the regular file `path` (a `what` file: trace, scenario), or
-    TraceFileError with a one-line reason: not a regular file (a device or FIFO would be read
-    forever), too large, not UTF-8, not JSON, nested too deeply or holding a number too long."""
+def read_text_file(path: Path, what: str) -> str:
+    """The UTF-8 text of the regular file `path` (a `what` file: trace, scenario, manifest), or
+    TraceFileError with a one-line reason: unreadable, not a regular file (a device or FIFO
+    would be read forever), too large, or not UTF-8."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -173,11 +173,18 @@ def read_json_file(path: Path, what: str) -> Any:
         if info.st_size > MAX_FILE_BYTES:
             raise TraceFileError(f"cannot read {what} file {path}: {info.st_size:,} bytes, more than the "
                                  f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
-        text = Path(path).read_bytes().decode("utf-8")
+        return Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
         raise TraceFileError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise TraceFileError(f"cannot read {what} file {path}: not UTF-8 text") from None
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """The JSON document in the regular file `path` (a `what` file: trace, scenario), or
+    TraceFileError with a one-line reason: as `read_text_file`, or not JSON, nested too deeply
+    or holding a number too long."""
+    text = read_text_file(path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
