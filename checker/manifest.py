@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from traces.store import TraceFileError, read_text_file
+from traces.store import UnreadableFile, read_text_file
 
 KEYS = ("model", "variant", "bounds", "property", "outcome", "steps", "note")
 """The keys an [[expect]] entry may have."""
@@ -100,8 +100,8 @@ def load(path: Path) -> list[Group]:
     model refuses, a property that does not apply to them, or an outcome or steps that cannot be."""
     try:
         text = read_text_file(Path(path), "manifest")
-    except TraceFileError as exc:
-        raise ManifestError(str(exc)) from None
+    except UnreadableFile as exc:
+        raise ManifestError(f"{path}: cannot read it ({exc.reason})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

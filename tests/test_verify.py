@@ -152,7 +152,7 @@ def test_a_bad_entry_is_one_line_naming_the_file_and_its_line(tmp_path, entry, s
     (BASE + '[[expect]]\nmodel = "spec\n', "not valid TOML"),
     ('title = "history"\n', "unknown top-level key 'title'"),
     ("", "no [[expect]] entries"),
-    (None, "cannot read manifest file"),
+    (None, "cannot read it"),
 ])
 def test_a_bad_file_is_one_line_naming_it(tmp_path, text, says):
     manifest = tmp_path / "bad.toml"

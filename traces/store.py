@@ -162,22 +162,30 @@ MAX_FILE_BYTES = 64 * 2**20
 """The largest trace or scenario file read: far above any trace a search reports."""
 
 
+class UnreadableFile(TraceFileError):
+    """A file that cannot be read as text at all; `reason` says why, without the path."""
+
+    def __init__(self, what: str, path: Path, reason: str):
+        super().__init__(f"cannot read {what} file {path}: {reason}")
+        self.reason = one_line(reason)
+
+
 def read_text_file(path: Path, what: str) -> str:
     """The UTF-8 text of the regular file `path` (a `what` file: trace, scenario, manifest), or
-    TraceFileError with a one-line reason: unreadable, not a regular file (a device or FIFO
+    UnreadableFile with a one-line reason: unreadable, not a regular file (a device or FIFO
     would be read forever), too large, or not UTF-8."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise TraceFileError(f"cannot read {what} file {path}: not a regular file")
+            raise UnreadableFile(what, path, "not a regular file")
         if info.st_size > MAX_FILE_BYTES:
-            raise TraceFileError(f"cannot read {what} file {path}: {info.st_size:,} bytes, more than the "
-                                 f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
+            raise UnreadableFile(what, path, f"{info.st_size:,} bytes, more than the "
+                                             f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
         return Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
-        raise TraceFileError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+        raise UnreadableFile(what, path, exc.strerror or str(exc)) from None
     except UnicodeDecodeError:
-        raise TraceFileError(f"cannot read {what} file {path}: not UTF-8 text") from None
+        raise UnreadableFile(what, path, "not UTF-8 text") from None
 
 
 def read_json_file(path: Path, what: str) -> Any:
