@@ -184,7 +184,7 @@ def comparison_table(results: list[CheckResult]) -> Table:
     for name in compared_properties(results):
         table.add_row(name, *(_styled_cell(r, name) for r in results))
     table.add_section()
-    table.add_row("distinct orbits" if first.symmetry else "distinct states", *(f"{r.distinct_states:,}" for r in results))
+    table.add_row(states_label(first), *(f"{r.distinct_states:,}" for r in results))
     table.add_row("depth", *(str(r.depth) for r in results))
     table.add_row("time", *(f"{r.seconds:.1f} s" for r in results))
     return table
@@ -197,8 +197,7 @@ def comparison_markdown(results: list[CheckResult]) -> str:
              "|---|" + "---|" * len(results)]
     for name in compared_properties(results):
         lines.append(f"| {name} | " + " | ".join(_cell_text(r, name) for r in results) + " |")
-    label = "distinct orbits" if first.symmetry else "distinct states"
-    lines.append(f"| {label} | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
+    lines.append(f"| {states_label(first)} | " + " | ".join(f"{r.distinct_states:,}" for r in results) + " |")
     lines.append("| depth | " + " | ".join(str(r.depth) for r in results) + " |")
     lines.append("| time | " + " | ".join(f"{r.seconds:.1f} s" for r in results) + " |")
     return "\n".join(lines) + "\n"
@@ -210,6 +209,12 @@ def bounds_text(config: dict[str, Any]) -> str:
                     for k, v in config.items())
 
 
+def states_label(result) -> str:
+    """What a run's state count counts: orbits under replica renaming when symmetry reduction
+    was on, states otherwise."""
+    return "distinct orbits" if result.symmetry else "distinct states"
+
+
 def sweep_table(runs: list, invariants: list[str]) -> Table:
     """One row per configuration: each invariant 'holds' or 'lost in k steps', each witness
     'unreachable' or 'reachable in k steps', and states."""
@@ -217,7 +222,7 @@ def sweep_table(runs: list, invariants: list[str]) -> Table:
     table.add_column("configuration")
     for name in invariants:
         table.add_column(name, justify="center")
-    table.add_column("distinct states", justify="right")
+    table.add_column(states_label(runs[0][1]), justify="right")
     for config, result in runs:
         table.add_row(bounds_text(config), *(_styled_cell(result, n, "lost") for n in invariants),
                       f"{result.distinct_states:,}")
@@ -226,7 +231,7 @@ def sweep_table(runs: list, invariants: list[str]) -> Table:
 
 def sweep_markdown(runs: list, invariants: list[str]) -> str:
     """The sweep table as Markdown."""
-    lines = ["| configuration | " + " | ".join(invariants) + " | distinct states |",
+    lines = ["| configuration | " + " | ".join(invariants) + f" | {states_label(runs[0][1])} |",
              "|---|" + "---|" * (len(invariants) + 1)]
     for config, result in runs:
         lines.append(f"| {bounds_text(config)} | " + " | ".join(_cell_text(result, n, "lost") for n in invariants)
@@ -260,7 +265,7 @@ def tradeoff_table(runs: list, questions) -> Table:
             cells.append(f"[{colour}]{cell(result, q.prop)}[/]")
         table.add_row(q.text, *cells)
     table.add_section()
-    table.add_row("distinct orbits" if first.symmetry else "distinct states", *(f"{r.distinct_states:,}" for _, r in runs))
+    table.add_row(states_label(first), *(f"{r.distinct_states:,}" for _, r in runs))
     table.add_row("time", *(f"{r.seconds:.1f} s" for _, r in runs))
     return table
 
@@ -287,7 +292,7 @@ def tradeoff_markdown(runs: list, questions, claims) -> str:
     lines = ["| question | " + " | ".join(s.label for s, _ in runs) + " |", "|---|" + "---|" * len(runs)]
     for q in questions:
         lines.append(f"| {q.text} | " + " | ".join(cell(r, q.prop) for _, r in runs) + " |")
-    lines.append("| distinct states | " + " | ".join(f"{r.distinct_states:,}" for _, r in runs) + " |")
+    lines.append(f"| {states_label(runs[0][1])} | " + " | ".join(f"{r.distinct_states:,}" for _, r in runs) + " |")
     lines += [""] + [f"- {line}" for line in _claim_lines(claims, CLAIM_WORDS)]
     return "\n".join(lines) + "\n"
 

@@ -164,7 +164,7 @@ def test_compare_and_sweep_show_witnesses_beside_invariants():
                     "--invariant", "committed-survives", "--markdown")
     assert swept.exit_code == 0, swept.output
     rows = swept.stdout.splitlines()
-    assert rows[0] == "| configuration | acked-with-1-down | acked-with-2-down | committed-survives | distinct states |"
+    assert rows[0] == "| configuration | acked-with-1-down | acked-with-2-down | committed-survives | distinct orbits |"
     fixed = "replicas=3 max-records=1 max-epoch=1 max-crashes=1"
     assert rows[2:] == [f"| min-insync-replicas=1 {fixed} | reachable in 5 steps | unreachable | holds | 41,352 |",
                         f"| min-insync-replicas=2 {fixed} | reachable in 10 steps | unreachable | holds | 58,687 |"]
