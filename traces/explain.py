@@ -14,7 +14,7 @@ from .diagnosis import Cause, Diagnosis, diagnose
 from .lanes import losses
 from .partition import holds_at
 from .trace import Trace
-from .wording import Page, culprit_line, kept_line, log_words, lost_line, truncation_reason
+from .wording import STEP_NAME, Page, culprit_line, kept_line, log_words, lost_line, truncation_reason
 
 TITLES = {
     Cause.TRUNCATION_TO_LAGGING_HW: "truncation to the follower's own HW, which lagged the leader's",
@@ -41,21 +41,48 @@ def explain(trace: Trace, model) -> list[str]:
     """Sentences explaining the trace, most important first: the failing step and what the
     failure means, the cause, the step that did the damage and why, its culprits, the fix. For
     a witness: the step that reaches it and what reaching it means."""
+    return [sentence for sentence, _ in explain_steps(trace, model)]
+
+
+def explain_steps(trace: Trace, model) -> list[tuple[str, tuple[int, ...]]]:
+    """The sentences of `explain`, each with the steps it is about: the steps it names (`step 7
+    (...)`); the first sentence, and a witness's every sentence, are about the last step too
+    (where the invariant fails or the witness is reached). With a diagnosis, every other
+    sentence but a culprit step's own (the cause, how the damaging step chose what it chose, the
+    fix) is about the damage, so also about the step that did it (`blamed_step`)."""
     invariant = invariants_for(trace.model)[trace.invariant]
+    last = len(trace)
     if invariant.witness:
-        return _reached(trace, invariant, model)
+        return [(line, _about(line, last)) for line in _reached(trace, invariant, model)]
     if not trace.steps:
         head = f"The initial state already violates {trace.invariant}: {invariant.summary}."
     else:
         page = Page(trace, model)
-        head = f"Step {len(trace)} ({page.words[-1]}) makes {trace.invariant} fail. " + _consequence(invariant.meaning)
+        head = f"Step {last} ({page.words[-1]}) makes {trace.invariant} fail. " + _consequence(invariant.meaning)
+    lead = [(head, _about(head, last))]
     diagnosis = diagnose(trace)
     if diagnosis is None:
-        return [head] + ([] if not trace.steps else _undiagnosed(page))
+        return lead + [(line, _about(line)) for line in ([] if not trace.steps else _undiagnosed(page))]
     cause = f"Cause: {TITLES[diagnosis.kind]} ({diagnosis.kind.value})."
     if diagnosis.kind is Cause.LEADERLESS:
-        return [head, cause, _leaderless(diagnosis)]
-    return [head, cause] + _RENDER[diagnosis.kind](diagnosis, page)
+        return lead + [(line, _about(line, diagnosis.step)) for line in (cause, _leaderless(diagnosis))]
+    own = {culprit_line(c, page) for c in diagnosis.culprits}
+    lines = [cause] + _RENDER[diagnosis.kind](diagnosis, page)
+    return lead + [(line, _about(line) if line in own else _about(line, diagnosis.step)) for line in lines]
+
+
+def _about(sentence: str, *steps: int) -> tuple[int, ...]:
+    """`steps`, then the steps the sentence names, each once."""
+    return tuple(dict.fromkeys([*steps, *(int(m.group(1)) for m in STEP_NAME.finditer(sentence))]))
+
+
+def blamed_step(trace: Trace) -> int:
+    """The step the explanation blames: the one that did the damage (lost or diverged the
+    record, elected a replica without it, lowered the HW; for kip101's and kip279's stale
+    LeaderAndIsr traces the truncation under the stale request), or, when no cause is found
+    and for a witness, the last step (where the invariant fails or the witness is reached)."""
+    diagnosis = None if invariants_for(trace.model)[trace.invariant].witness else diagnose(trace)
+    return len(trace) if diagnosis is None else diagnosis.step
 
 
 def _reached(trace: Trace, witness, model) -> list[str]:

@@ -4,6 +4,8 @@ did under the variant's rule."""
 
 from __future__ import annotations
 
+import re
+
 from model.fetch.words import sequence_text
 from model.spec.words import record_name
 from model.spec.words import replica_name as name
@@ -11,6 +13,11 @@ from model.spec.words import replica_name as name
 from .cause import Culprit, Diagnosis
 from .partition import partition_views
 from .trace import Trace
+
+
+STEP_NAME = re.compile(r"\b[Ss]tep (\d+)\b")
+"""How a sentence of the explanation names a step: `Step 8 (...)`, `at step 7 (...)`, `since step
+3` (`Page.step` and the sentences built around it). The HTML page links each to its column."""
 
 
 class Page:
