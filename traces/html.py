@@ -1,10 +1,12 @@
-"""A trace as one self-contained HTML page that tells the story: the title and the explanation's
-first line (`traces.explain`), the lanes picture opened on the last step (where the invariant
-fails, or the witness is reached) with what the
-selected step did and changed, then the rest of the explanation beside a legend of the picture's
-marks, the selected step's changes and state in full, and the step table. Click a
-column or a row, or use the arrow keys or the slider, to select a step. No server, no network:
-the SVGs, the data and the script are all inline (`traces.page` holds the style and script)."""
+"""A trace as one self-contained HTML page that tells the story. On load, in one screen (1280x800
+up): the title, the lanes picture opened on the last step (where the invariant fails, or the
+witness is reached) with what the selected step did and changed, and beside it the explanation
+(`traces.explain`) scrolled to the step it blames, its sentences about the selected step
+marked and every step it names a link to that step's column; the Legend button in the controls
+opens the legend of the picture's marks over the explanation. Below: the selected step's changes and state in full, and
+the step table. Click a column, a row or a step named in the explanation, or use the arrow keys
+or the slider, to select a step. No server, no network: the SVGs, the data and the script are
+all inline (`traces.page` holds the style and script)."""
 
 from __future__ import annotations
 
@@ -13,49 +15,79 @@ import json
 from dataclasses import astuple
 
 from .changes import tidy_line, trace_changes
-from .explain import explain
+from .explain import blamed_step, explain_steps
 from .lanes import losses
 from .legend import COLOURS, legend_keys
 from .outcome import last_mark
 from .page import SCRIPT, STYLE
-from .picture import lanes_figure, legend_figure, trace_title
+from .picture import FRAME_INSET, lanes_figure, legend_figure, trace_title
 from .render import figure_bytes
 from .trace import Trace
+from .wording import STEP_NAME
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>{style}</style></head>
+<style>:root {{ --mark: {mark}; }}
+{style}</style></head>
 <body>
-<header><h1>{title}</h1><p id="lead">{lead}</p></header>
+<header><h1>{title}</h1></header>
 <nav id="controls">
   <button id="prev" type="button" title="previous step (←)">◀</button>
   <input id="step" type="range" min="0" max="{last}" value="{last}" aria-label="step">
   <button id="next" type="button" title="next step (→)">▶</button>
   <span id="label"></span>
   <div id="what"><div id="action"></div><div id="summary"></div></div>
+  <button id="legend-toggle" type="button" aria-expanded="false" aria-controls="legend"
+          title="what the marks of the picture mean (Esc closes)">Legend</button>
+  <aside id="legend" aria-label="legend"><h2>What the marks mean</h2>{legend}</aside>
 </nav>
-<div id="picture"><div id="canvas"><div id="gutter"></div>{svg}</div></div>
-<section class="pair">
-  {why}
-  <aside id="legend"><h2>What the marks mean</h2>{legend}</aside>
-</section>
+<main id="view">
+  <div id="picture"><div id="canvas"><div id="gutter"></div>{svg}</div></div>
+  <aside id="why">
+    {lead}
+    {story}
+  </aside>
+</main>
 <section id="selected">
   <h2>What step <span id="number"></span> changed</h2>
   <table id="changes"><thead><tr><th>part</th><th>field</th><th>before</th><th>after</th></tr></thead>
   <tbody id="changes-body"></tbody></table>
   <h2>State after it</h2>
-  <table id="state"><tr id="state-head"></tr><tr id="state-body"></tr></table>
+  <div class="wide"><table id="state"><tr id="state-head"></tr><tr id="state-body"></tr></table></div>
 </section>
 <h2>All steps</h2>
-<table id="steps"><thead><tr><th>#</th><th>action</th>{heads}</tr></thead><tbody>{rows}</tbody></table>
+<div class="wide"><table id="steps"><thead><tr><th>#</th><th>action</th>{heads}</tr></thead><tbody>{rows}</tbody>
+</table></div>
 <script>const DATA = {data};
 {script}</script>
 </body></html>
 """
 
-WHY = '<div id="why"><h2>How it happens</h2><ol id="story">{story}</ol></div>'
+LEGEND_WIDTH = 5.0
+"""Inches of the legend (480 px): about as wide as the explanation beside the picture in a
+1280-pixel window, so that the open legend covers the explanation, not the selected column."""
+
+STORY = '<h2>How it happens</h2><ol id="story">{items}</ol>'
+
+
+def _linked(sentence: str) -> str:
+    """A sentence of the explanation as HTML, each step it names a link that selects that step."""
+    out, at = [], 0
+    for m in STEP_NAME.finditer(sentence):
+        out += [html.escape(sentence[at:m.start()]),
+                f'<a class="goto" href="#" data-step="{m.group(1)}">{html.escape(m.group(0))}</a>']
+        at = m.end()
+    return "".join(out) + html.escape(sentence[at:])
+
+
+def _sentence(tag: str, sentence: str, about: tuple[int, ...], blamed: int, attrs: str = "") -> str:
+    """One sentence of the explanation as element `tag`, carrying the steps it is about
+    (`traces.explain.explain_steps`); marked `blamed` when it is about the step the explanation
+    blames (`traces.explain.blamed_step`)."""
+    mark = ' class="blamed"' if blamed in about else ""
+    return f'<{tag}{attrs}{mark} data-steps="{" ".join(map(str, about))}">{_linked(sentence)}</{tag}>'
 
 
 def _svg(fig) -> str:
@@ -98,16 +130,19 @@ def trace_html(trace: Trace, model) -> str:
                                    for i, step in enumerate(trace.steps)]
     columns = [model.state_columns(s) for s in states]
     names = list(dict.fromkeys(name for cols in columns for name in cols))
+    mark, blamed = last_mark(trace), blamed_step(trace)
     data = {"steps": [{"action": a, "columns": {n: [tidy_line(x) for x in c[n]] for n in c},
                        "changes": [list(astuple(x)) for x in changed]}
-                      for a, c, changed in zip(actions, columns, trace_changes(views, columns))]}
-    lead, *story = explain(trace, model) or [""]
+                      for a, c, changed in zip(actions, columns, trace_changes(views, columns))],
+            "blamed": blamed, "frameInset": FRAME_INSET * 72}
+    (lead, about), *story = explain_steps(trace, model)
     return PAGE.format(title=html.escape(trace_title(trace)), style=STYLE, script=SCRIPT, last=len(states) - 1,
-                       lead=html.escape(lead),
-                       why=WHY.format(story="".join(f"<li>{html.escape(line)}</li>" for line in story)) if story else "",
+                       mark=COLOURS[mark], lead=_sentence("p", lead, about, blamed, ' id="lead"'),
+                       story=STORY.format(items="".join(_sentence("li", *line, blamed) for line in story))
+                       if story else "",
                        svg=_svg(lanes_figure(trace, model, framed=False)),
-                       legend=_svg(legend_figure(legend_keys(views, losses(views), last_mark(trace),
-                                                             selectable=True))),
+                       legend=_svg(legend_figure(legend_keys(views, losses(views), mark, selectable=True),
+                                                 LEGEND_WIDTH)),
                        heads="".join(f"<th>{html.escape(n)}</th>" for n in names),
-                       rows=_rows(actions, columns, names, last_mark(trace)),
+                       rows=_rows(actions, columns, names, mark),
                        data=json.dumps(data).replace("</", "<\\/"))

@@ -32,6 +32,9 @@ from .trace import Trace
 GUTTER = 0.9
 """The least room left of the first column for the lane names."""
 LANE = 1.2
+FRAME_INSET = 0.04
+"""Inches between a column's edge and its frame (and pink background), so that the frames of two
+neighbouring columns do not touch."""
 HEADER_LINES = 6
 PAGE_HEADER_LINES = 3
 STORY_LINES = 14
@@ -136,7 +139,7 @@ def _draw_column(ax, grid: _Grid, col: int, view: dict, header, lost: list[Loss]
     """One step: pink when it destroyed committed records, its (invisible) frame, header, one
     cell per lane and the messages in flight."""
     x0 = grid.x(col)
-    span = (x0 + 0.04, grid.top), grid.column - 0.08, grid.bottom - grid.top
+    span = (x0 + FRAME_INSET, grid.top), grid.column - 2 * FRAME_INSET, grid.bottom - grid.top
     if lost:
         ax.add_patch(Rectangle(*span, facecolor=COLOURS["loss_column"], edgecolor="none"))
     frame = Rectangle(*span, facecolor="none", edgecolor="none", linewidth=2.5)
