@@ -151,7 +151,8 @@ def warm_up(records):
     included), in a Python worker that Spark then reuses for the search."""
     list(records)
     from .kernel import expansion, visited_set  # noqa: F401 (imported for their start-up cost)
-    from model import registry  # noqa: F401
+    from model.fetch import model as fetch_model  # noqa: F401
+    from model.spec import model as spec_model  # noqa: F401
 
     yield os.getpid()
 
