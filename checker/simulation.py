@@ -98,10 +98,6 @@ def dropped_kinds(state, kinds: int, swarm: bool) -> int:
     return 0 if bits == every else bits
 
 
-WEIGHTINGS = ("mixed", "random", "uniform")
-"""How a simulation weighs its walks' steps (module docstring)."""
-
-
 def weighted(weights: str, walk: int) -> bool:
     """Whether walk number `walk` draws its own weights under the simulation's `weights`."""
     return weights == "random" or (weights == "mixed" and walk % 2 == 1)

@@ -9,7 +9,7 @@ from contextlib import nullcontext
 
 import pytest
 
-import cli as cli_module
+import checker.commands.search as search_module
 from conftest import VARIANTS, run_cli, run_json
 from invariants.registry import invariants_for
 from model.registry import MODELS
@@ -139,7 +139,7 @@ def test_interrupt_exits_130_with_one_line(monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "engine_session", lambda *a, **k: nullcontext(interrupted))
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(interrupted))
     result = run_cli("check", "--engine", "local", "--model", "two-phase")
     assert result.exit_code == 130
     assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
@@ -152,7 +152,7 @@ def test_an_interrupted_search_says_how_far_it_got(monkeypatch):
         on_level(LevelStats(7, 100, 300, 1234, 1.0), 100)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_7))
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_7))
     result = run_cli("check", "--engine", "local", "--model", "two-phase")
     assert result.exit_code == 130
     assert result.stderr == ("Error: interrupted by the user after depth 7 of the search (1,234 distinct states, "
@@ -166,7 +166,7 @@ def test_an_interrupted_search_lists_its_verdicts_so_far_also_in_json(monkeypatc
         on_level(LevelStats(9, 10, 30, 4321, 1.0, violated=("strong-isr",)), 10)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_9))
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_9))
     result = run_cli("check", "--engine", "local", "--invariant", "strong-isr", "--invariant", "weak-isr", "--json")
     assert result.exit_code == 130
     assert result.stderr == ("Error: interrupted by the user after depth 9 of the search (4,321 distinct states, "

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import cli as cli_module
+import checker.commands.search as search_module
 from checker.local import explore
 from checker.result import LevelStats
 from checker.stopping import COMPLETE, DECIDED, DEPTH_LIMIT, FIRST_VIOLATION, stop_reason
@@ -179,7 +179,7 @@ def test_an_interrupted_search_lists_witnesses_apart(monkeypatch):
         on_level(LevelStats(11, 10, 30, 4321, 1.0, violated=("hw-monotonic",), reached=("acked-with-1-down",)), 10)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_11))
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(interrupted_at_depth_11))
     result = run_cli("check", *FETCH3, *ASK, "--invariant", "hw-monotonic", "--invariant", "committed-survives",
                      "--json")
     assert result.exit_code == 130

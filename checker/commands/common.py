@@ -1,0 +1,162 @@
+"""What several commands share: the console for their tables, the model and properties a
+command names, symmetry, output directories, saved traces and pictures, JUnit reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from checker import junit as junit_xml
+from checker.invariant import applies, scope
+from checker.report import bounds_text
+from checker.symmetry_choice import choose_symmetry
+from invariants.registry import select
+from model.params import ModelError
+from model.registry import MODELS, build_model
+from traces.render import render_file
+from traces.store import TraceFileError, save_trace
+from .errors import UserError
+
+
+def stdout_console() -> Console:
+    """A console for tables on stdout: the terminal's width, or 160 columns when piped, so a
+    saved report keeps every replica column."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def applicable(models, properties, named: bool, everywhere: bool = True) -> list:
+    """The properties that apply to every model (`checker.invariant.applies`), or with
+    `everywhere` off to at least one (a comparison shows 'n/a' for the others). One the user
+    named that does not apply is a one-line error; default ones that do not are left out, with
+    a notice on stderr that says what they read (`checker.invariant.scope`), unless they belong
+    to another variant (`another_variants`)."""
+    fits = all if everywhere else any
+    left_out = [p for p in properties if not fits(applies(p, m) for m in models)]
+    if not left_out:
+        return list(properties)
+    kept = [p for p in properties if p not in left_out]
+    told = left_out if named else [p for p in left_out if not another_variants(p, models)]
+    if not told:
+        return kept
+    names = ", ".join(p.name for p in told)
+    verb, pronoun, reads = ("does", "it", "reads") if len(told) == 1 else ("do", "they", "read")
+    why = f"{pronoun} {reads} {scope(told[0])}"
+    if named:
+        raise UserError(f"{names} {verb} not apply to these settings: {why}")
+    click.echo(f"not checked, since {names} {verb} not apply here ({why})", err=True)
+    return kept
+
+
+def another_variants(prop, models) -> bool:
+    """The property belongs to other variants of these models (kip966's ELR invariant under
+    kip320, say): left out of a default selection without a notice, since `replcheck list`
+    says where it applies."""
+    return all(any(prop.only_when({**m.parameters(), "variant": v}) for v in MODELS[m.name].variants)
+               for m in models)
+
+
+def model_and_properties(model_name: str, variant: str | None, names, bounds: dict) -> tuple:
+    """The model to check and the named properties (every invariant when none is named) that
+    apply to it (`applicable`), with ghost variables kept when one needs them; UserError for an
+    unknown model, variant, property or bad bounds."""
+    try:
+        properties = select(model_name, names)
+        model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    return model, applicable([model], properties, bool(names))
+
+
+def buildable(model_name: str, variant: str, ghost: bool, configs: list) -> tuple[list, list]:
+    """The sweep's configurations that make a model, and their models. A combination the model
+    refuses (a majority quorum with unclean election, say) is skipped with a notice on stderr;
+    when none is left, the first refusal is the error."""
+    kept, models, refused = [], [], []
+    for config in configs:
+        try:
+            models.append(build_model(model_name, variant, ghost=ghost, **config))
+            kept.append(config)
+        except ModelError as exc:
+            refused.append((config, exc))
+    if not kept:
+        raise refused[0][1]
+    for config, exc in refused:
+        click.echo(f"skipped {bounds_text(config)}: {exc}", err=True)
+    return kept, models
+
+
+def symmetry_for(models, invariants, asked: bool | None) -> bool:
+    """Whether to use symmetry reduction (see `checker.symmetry_choice`); a notice goes to stderr."""
+    try:
+        chosen, notice = choose_symmetry(models, invariants, asked)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    if notice:
+        Console(stderr=True).print(notice, highlight=False)
+    return chosen
+
+
+def check_report_options(as_json: bool, as_markdown: bool, render_format: str | None, trace_dir: Path | None) -> None:
+    """Refuse contradictory output options with a one-line UserError."""
+    if as_json and as_markdown:
+        raise UserError("choose one of --json and --markdown")
+    if render_format and trace_dir is None:
+        raise UserError("--render needs --trace-dir (where the traces and pictures go)")
+
+
+def make_dir(path: Path | None) -> None:
+    """Create an output directory (if one was asked for); UserError when that is impossible."""
+    if path is not None:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create directory {path}: {exc.strerror}") from None
+
+
+def saved_traces(result, model, trace_dir: Path, tag: str = ""):
+    """Save each counterexample of `result` as <model>-<variant>-[<tag>-]<invariant>.json in
+    `trace_dir`, yielding (invariant, file) as each is written; UserError when one cannot be."""
+    for name, trace in result.violations.items():
+        path = trace_dir / f"{model.name}-{model.variant or 'default'}-{tag + '-' if tag else ''}{name}.json"
+        try:
+            save_trace(trace, model, path)
+        except OSError as exc:
+            raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
+        yield name, str(path)
+
+
+def save_traces(result, model, trace_dir: Path, tag: str = "") -> dict[str, str]:
+    """`saved_traces` as a dict invariant -> file."""
+    return dict(saved_traces(result, model, trace_dir, tag))
+
+
+def write_junit(path: Path | None, suites) -> None:
+    """Write the JUnit report of `suites` to `path` (if one was asked for), atomically; a
+    one-line UserError when it cannot be written."""
+    if path is None:
+        return
+    try:
+        junit_xml.write_report(path, suites)
+    except OSError as exc:
+        raise UserError(f"cannot write JUnit report {path}: {exc.strerror or exc}") from None
+
+
+def default_output(source: Path, fmt: str, picture: str) -> Path:
+    """<trace>.html, <trace>.lanes.svg, <trace>.graph.svg, <trace>.graph.dot, ... beside the trace."""
+    kind = "" if fmt == "html" else ".lanes" if fmt in ("svg", "png") and picture == "lanes" else ".graph"
+    return source.with_name(f"{source.stem}{kind}.{fmt}")
+
+
+def render_or_fail(source: Path, fmt: str, out: Path, picture: str = "lanes") -> None:
+    """render_file with its failures turned into one-line user errors (exit 2)."""
+    try:
+        render_file(source, fmt, out, picture)
+    except TraceFileError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+

@@ -1,0 +1,35 @@
+"""`replcheck list`: the models, their variants, parameters, invariants and witnesses."""
+
+from __future__ import annotations
+
+from checker.invariant import scope
+from invariants.registry import invariants_for
+from model.registry import MODELS
+from .common import stdout_console
+
+
+def list_models():
+    """`replcheck list` (cli.py declares it)."""
+    console = stdout_console()
+    for kind in MODELS.values():
+        console.print(f"[bold]{kind.name}[/]: {kind.summary}")
+        if kind.variants:
+            console.print("  variants:")
+            for name, meaning in kind.variants.items():
+                default = " (default)" if name == kind.default_variant else ""
+                console.print(f"    [cyan]{name}[/]{default}: {meaning}")
+        console.print("  parameters:")
+        for p in kind.params:
+            default = ("on" if p.default else "off") if p.kind == "flag" else p.default
+            console.print(f"    --{p.name} ({p.domain}, default {default}): {p.help}")
+        properties = list(invariants_for(kind.name).values())
+        for heading, witness in (("invariants", False), ("witnesses (checked only when named)", True)):
+            listed = [p for p in properties if p.witness == witness]
+            if listed:
+                console.print(f"  {heading}:")
+            for prop in listed:
+                reads = f" (reads {scope(prop)})" if scope(prop) else ""
+                named = getattr(prop, "named_only", "")
+                named = f" [dim](checked only when named: {named})[/]" if named else ""
+                console.print(f"    [cyan]{prop.name}[/]: {prop.summary}{reads}{named}")
+

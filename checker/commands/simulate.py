@@ -1,0 +1,82 @@
+"""`replcheck simulate`: random walks, their shortened counterexamples and tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import click
+
+from checker import junit as junit_xml
+from checker.engines import simulation_session
+from checker.java import EngineUnavailable
+from checker.progress import prepare_kernels, walk_progress
+from checker.shorten import shorten
+from checker.simulation_report import (properties_table as simulated_properties, simulation_json,
+                                       summary_table as simulation_summary)
+from traces.table import trace_table
+from .common import (check_report_options, default_output, make_dir, model_and_properties, render_or_fail, saved_traces,
+                     stdout_console, symmetry_for, write_junit)
+from .errors import EXIT_VIOLATED, UserError
+
+
+def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
+             render_format, as_json, partitions, master, engine, junit=None, **bounds):
+    """`replcheck simulate` (cli.py declares its options and help)."""
+    if walks is not None and walks < 1:
+        raise UserError(f"--walks must be at least 1, not {walks}")
+    if seconds is not None and not seconds > 0:
+        raise UserError(f"--seconds must be more than 0, not {seconds:g}")
+    if not 1 <= max_depth <= 100_000:
+        raise UserError(f"--max-depth must be from 1 to 100000, not {max_depth}")
+    if seed < 0:
+        raise UserError(f"--seed must be 0 or more, not {seed}")
+    check_report_options(as_json, False, render_format, trace_dir)
+    if walks is None and seconds is None:
+        walks = 10_000
+    model, properties = model_and_properties(model_name, variant, invariant_names, bounds)
+    make_dir(trace_dir)
+    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights}
+    try:
+        prepare_kernels([model])
+        label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")
+        with simulation_session(engine, master=master, partitions=partitions) as simulate_on, \
+                walk_progress(label) as on_batch:
+            started = time.monotonic()
+            tally = simulate_on(model, properties, walks=walks, seconds=seconds, on_batch=on_batch, **options)
+            elapsed = time.monotonic() - started
+    except EngineUnavailable as exc:
+        raise UserError(str(exc)) from None
+    symmetric = symmetry_for([model], properties, None)
+    by_name = {p.name: p for p in properties}
+    shortened = {name: shorten(model, by_name[name], found.actions, symmetric)
+                 for name, found in sorted(tally.found.items(), key=lambda item: list(by_name).index(item[0]))}
+    files, unsaved = {}, None
+    try:
+        result = SimpleNamespace(violations={name: short.trace for name, short in shortened.items()})
+        for name, path in saved_traces(result, model, trace_dir) if trace_dir is not None else ():
+            files[name] = path
+            if render_format:
+                render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
+    except UserError as exc:
+        unsaved = exc
+    engine_text = engine if engine == "local" else f"spark ({master or 'local[*]'})"
+    if as_json:
+        click.echo(json.dumps(simulation_json(model, properties, tally, elapsed, options, engine_text, shortened,
+                                              files), indent=2))
+    else:
+        console = stdout_console()
+        console.print(simulation_summary(model, tally, elapsed, options, engine_text))
+        console.print(simulated_properties(properties, tally, shortened, files))
+        for short in shortened.values():
+            console.print(trace_table(short.trace, model))
+    write_junit(junit, [junit_xml.simulation_suite(model, properties, {n: s.trace for n, s in shortened.items()},
+                                                   tally.walks, elapsed, files)])
+    if unsaved is not None:
+        raise unsaved
+    violated = any(name in tally.found and not by_name[name].witness for name in by_name)
+    sys.exit(EXIT_VIOLATED if violated else 0)
+

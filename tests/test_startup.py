@@ -1,0 +1,59 @@
+"""Start-up: the command line imports only what a command needs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "numba", "rich", "matplotlib", "pyspark", "networkx", "traces.store", "model.spec.model")
+"""What building the command tree must not import (each takes tens to hundreds of milliseconds)."""
+
+IMPORTED_BY = '''
+import json, sys
+sys.argv = ["replcheck", *{args!r}]
+import cli
+try:
+    cli.main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)), file=sys.stderr)
+'''
+
+
+def heavy_imports(*args: str) -> list[str]:
+    """Which of HEAVY `replcheck ARGS` imported, in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", IMPORTED_BY.format(args=list(args), heavy=HEAVY)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    return json.loads(out.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [(), ("--help",), ("check", "--help"), ("sweep", "--help"), ("check", "--bogus")])
+def test_the_command_tree_imports_nothing_heavy(args):
+    assert heavy_imports(*args) == []
+
+
+def test_ctrl_c_while_a_command_imports_its_body_is_one_line():
+    """SIGINT arrives while `check` imports its body (numba, the models): held back until the
+    import is done, then reported like any Ctrl-C."""
+    script = '''
+import importlib.abc, os, signal, sys
+
+class Interrupt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "checker.commands.check":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["replcheck", "check", "--engine", "local", "--model", "two-phase"]
+import cli
+cli.main()
+'''
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout) == (130, "")
+    assert out.stderr == "Error: interrupted by the user; no result or trace was written\n"
