@@ -1,4 +1,4 @@
-"""Start-up: the command line imports only what a command needs."""
+"""Start-up: the command line imports only what a command needs, and numba leaves SciPy alone."""
 
 from __future__ import annotations
 
@@ -35,6 +35,16 @@ def heavy_imports(*args: str) -> list[str]:
 @pytest.mark.parametrize("args", [(), ("--help",), ("check", "--help"), ("sweep", "--help"), ("check", "--bogus")])
 def test_the_command_tree_imports_nothing_heavy(args):
     assert heavy_imports(*args) == []
+
+
+def test_a_spec_run_imports_neither_the_other_models_nor_matplotlib_nor_scipy_linalg():
+    script = ('import subprocess, sys\nsys.argv = ["replcheck", "check", "--engine", "local", "--replicas", "2"]\n'
+              'import cli\ntry:\n    cli.main()\nexcept SystemExit:\n    pass\n'
+              'print(sorted(m for m in ("model.fetch.model", "matplotlib", "scipy.linalg", "pyspark") '
+              'if m in sys.modules), file=sys.stderr)\nimport scipy.linalg  # still importable\n')
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"
 
 
 def test_ctrl_c_while_a_command_imports_its_body_is_one_line():

@@ -3,6 +3,7 @@
 Importing this module chooses the cache directory before numba is imported (numba reads
 NUMBA_CACHE_DIR once), so every kernel is compiled once per machine and per version of the
 sources, whatever bounds it later runs with: bounds travel at run time in the layout tuple.
+It also sets up numba's CPU target as on a machine without SciPy (`_prepare_target`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,27 @@ else:  # numba came first: point its config at the same place
     numba.core.config.CACHE_DIR = CACHE_DIR
 
 from numba import njit  # noqa: E402  (the cache directory must be set first)
+from numba.core.registry import cpu_target  # noqa: E402
+
+
+def _prepare_target() -> None:
+    """Set up numba's CPU target (its tables of compiled implementations), as numba does before
+    it first compiles or loads a function, with scipy.linalg hidden: where SciPy is installed,
+    numba imports scipy.linalg there (about 0.15 s on a 2-core machine) only to offer np.dot and
+    np.linalg in compiled code, which no kernel calls. Numba then runs as on a machine without
+    SciPy, which it supports; scipy.linalg itself stays importable. Nothing is hidden when
+    scipy.linalg was imported already."""
+    hide = "scipy.linalg" not in sys.modules
+    if hide:
+        sys.modules["scipy.linalg"] = None  # an import of it (or below it) fails at once
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if hide:
+            del sys.modules["scipy.linalg"]
+
+
+_prepare_target()
 
 
 def kernel(function):
