@@ -24,29 +24,31 @@ from .memory import resident_bytes
 from .result import LevelStats
 
 
-def prepare_kernels(models) -> None:
-    """Compile (or load) the compiled kernel of each model that has one before its search, with
-    a notice on stderr when this machine compiles it for the first time (tens of seconds).
-    Loading a cached kernel takes a fraction of a second and holds Ctrl-C back until it is done."""
+def prepare_kernels(models, walks: bool = False) -> None:
+    """Load the compiled kernel of each model that has one before its run: what a search calls,
+    or with `walks` what a simulation calls (`checker.kernel.warm`); on this machine's first
+    run the whole kernel is compiled instead, with a notice on stderr (tens of seconds). Loading
+    takes a fraction of a second and holds Ctrl-C back until it is done."""
     seen = set()
     for model in models:
         kernel = getattr(model, "kernel", None)
         if kernel is None or kernel.module in seen:
             continue
         seen.add(kernel.module)
-        from .kernel.warm import is_compiled, warm_up
+        from .kernel.warm import SEARCH, WALK, compile_all, is_compiled, load
 
+        entry, state = WALK if walks else SEARCH, model.initial_states()[0]
         console = Console(stderr=True)
-        if is_compiled(kernel):
+        if is_compiled(kernel, entry):
             with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
-                warm_up(kernel, model.initial_states()[0])
+                load(kernel, state, entry)
             continue
         message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "
                    "up to a minute)")
         if not console.is_terminal:
             console.print(message, highlight=False)
         with console.status(message):
-            warm_up(kernel, model.initial_states()[0])
+            compile_all(kernel, state)
 
 
 def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:

@@ -1,4 +1,5 @@
-"""Start-up: the command line imports only what a command needs, and numba leaves SciPy alone."""
+"""Start-up: the command line imports only what a command needs, numba leaves SciPy alone, and
+a cached kernel loads only what the run calls."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from checker.progress import prepare_kernels
+from model.registry import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "numba", "rich", "matplotlib", "pyspark", "networkx", "traces.store", "model.spec.model")
@@ -67,3 +71,19 @@ cli.main()
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (out.returncode, out.stdout) == (130, "")
     assert out.stderr == "Error: interrupted by the user; no result or trace was written\n"
+
+
+def test_a_cached_kernel_loads_only_what_the_run_calls():
+    prepare_kernels([build_model("spec", "kip320", replicas=2)])  # the cache holds the whole kernel now
+    script = """
+from checker.progress import prepare_kernels
+from model.registry import build_model
+model = build_model("spec", "kip320", replicas=2)
+search = model.kernel.search
+prepare_kernels([model])
+print(len(search.expand.overloads), len(search.walk.overloads))
+prepare_kernels([model], walks=True)
+print(len(search.walk.overloads))
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["1", "0", "1"], out.stderr

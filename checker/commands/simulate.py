@@ -41,7 +41,7 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
     make_dir(trace_dir)
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights}
     try:
-        prepare_kernels([model])
+        prepare_kernels([model], walks=True)
         label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")
         with simulation_session(engine, master=master, partitions=partitions) as simulate_on, \
                 walk_progress(label) as on_batch:

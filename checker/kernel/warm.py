@@ -1,4 +1,5 @@
-"""Compiling a model's kernel ahead of the search, so the one-time cost shows as its own step."""
+"""Compiling a model's kernel ahead of the search, so the one-time cost shows as its own step,
+and loading from the cache only what a run calls."""
 
 from __future__ import annotations
 
@@ -10,27 +11,66 @@ from .expansion import expand_all
 from .fingerprint import fingerprint
 from .jit import CACHE_DIR
 from .symmetry import permutations
+from .traces import Reducer
+from .visited_set import VisitedSet, _rehash
 from .walk_weights import uniform_weights
 
+SEARCH, WALK = "expand", "walk"
+"""The search loop's entry points: a breadth-first search expands levels, a simulation walks."""
 
-def is_compiled(kernel) -> bool:
-    """Whether this machine's kernel cache already holds the model's compiled search loop."""
+
+def is_compiled(kernel, entry: str = SEARCH) -> bool:
+    """Whether this machine's kernel cache already holds the model's compiled `entry` point
+    (SEARCH or WALK)."""
     name = "replcheck_search_" + kernel.module.replace(".", "_")
-    return any(Path(CACHE_DIR).glob(f"*/{name}.expand-*.nbi"))
+    return any(Path(CACHE_DIR).glob(f"*/{name}.{entry}-*.nbi"))
 
 
-def warm_up(kernel, initial_state) -> None:
-    """Compile (or load from the cache) everything a search on `kernel` runs, by expanding
-    `initial_state` once with and without symmetry, and taking one step of a random walk."""
+def compile_all(kernel, initial_state) -> None:
+    """Compile (or load from the cache) everything the engines, their traces and simulations
+    call on `kernel`, from `initial_state`: a search's start and one expansion with and without
+    symmetry, the visited set's lookups and growth, the replays that rebuild a trace, and one
+    step of a random walk. Compiling is then one step of this machine's first run, not pauses in
+    later ones."""
+    row, fps, invariants, steps = _start(kernel, initial_state)
+    load(kernel, initial_state, SEARCH)
+    symmetric = permutations(kernel.replicas, True)
+    expand_all(kernel, row, fps, invariants, steps, symmetric)
+    Reducer(kernel, symmetric).representative(row[0])
+    visited = VisitedSet(1, 1)
+    visited.admit(fps)
+    visited.contains_all(fps)
+    _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
+    for code, after in kernel.successor_rows(row[0])[:1]:
+        kernel.search.step(row[0], kernel.layout, code, *kernel.buffers())
+        kernel.search.broken_steps(row[0], code, after, kernel.layout, steps)
+    _walk(kernel, row, invariants, steps)
+
+
+def load(kernel, initial_state, entry: str) -> None:
+    """Load from the cache what a run through `entry` calls first: for SEARCH, the start of a
+    search from `initial_state` (fingerprint, visited set, invariants) and one expansion; for
+    WALK, one step of a random walk. The rest (traces' replays) loads when it is used."""
+    row, fps, invariants, steps = _start(kernel, initial_state)
+    if entry == WALK:
+        _walk(kernel, row, invariants, steps)
+        return
+    VisitedSet(1, 1).add(int(fps[0]))
+    kernel.search.violations(row[0], kernel.layout, invariants)
+    expand_all(kernel, row, fps, invariants, steps, permutations(kernel.replicas, False))
+
+
+def _start(kernel, initial_state) -> tuple:
+    """(the packed state as a one-row frontier, its fingerprints, every invariant's bit, every
+    step property's bit)."""
     row = kernel.encode(initial_state).reshape(1, -1)
     fps = np.array([fingerprint(row[0])], np.int64)
-    everything = (1 << max(len(kernel.invariant_names), 1)) - 1
-    steps = (1 << len(kernel.step_property_names)) - 1
-    for symmetric in (False, True):
-        expand_all(kernel, row, fps, everything, steps, permutations(kernel.replicas, symmetric))
-    kernel.successor_rows(row[0])
+    return row, fps, (1 << max(len(kernel.invariant_names), 1)) - 1, (1 << len(kernel.step_property_names)) - 1
+
+
+def _walk(kernel, row: np.ndarray, invariants: int, steps: int) -> None:
     room = kernel.max_successors
     kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
-                       everything, steps,
+                       invariants, steps,
                        np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(room, np.int64),
                        np.zeros(1, np.int64), np.zeros(1, np.int64))
