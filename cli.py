@@ -48,7 +48,8 @@ def runs(target: str):
     """Make the decorated declaration (its docstring is the command's help) run `target`,
     "module:function" in `checker.commands`, with the command's options as keyword arguments.
     The module is imported when the command runs, with Ctrl-C held back until it is loaded (a
-    library may swallow one that lands in its import code)."""
+    library may swallow one that lands in its import code), and every kernel compile in the
+    command is announced (`checker.compile_notice`)."""
     module, function = target.split(":")
 
     def decorate(declared):
@@ -56,7 +57,9 @@ def runs(target: str):
         def run(**options):
             with interruptions_deferred():
                 body = getattr(importlib.import_module(f"checker.commands.{module}"), function)
-            return body(**options)
+                notices = importlib.import_module("checker.compile_notice")
+            with notices.compile_notices():
+                return body(**options)
         return run
     return decorate
 

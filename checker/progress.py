@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
-from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from .compile_notice import compiling, stderr_console
 from .forecast import forecast
 from .interrupts import interruptions_deferred
 from .memory import resident_bytes
@@ -26,8 +26,8 @@ from .result import LevelStats
 
 def prepare_kernels(models, walks: bool = False) -> None:
     """Load the compiled kernel of each model that has one before its run: what a search calls,
-    or with `walks` what a simulation calls (`checker.kernel.warm`); on this machine's first
-    run the whole kernel is compiled instead, with a notice on stderr (tens of seconds). Loading
+    or with `walks` what a simulation calls (`checker.kernel.warm`). On this machine's first
+    run the whole kernel is compiled instead, announced by `checker.compile_notice`. Loading
     takes a fraction of a second and holds Ctrl-C back until it is done."""
     seen = set()
     for model in models:
@@ -38,17 +38,12 @@ def prepare_kernels(models, walks: bool = False) -> None:
         from .kernel.warm import SEARCH, WALK, compile_all, is_compiled, load
 
         entry, state = WALK if walks else SEARCH, model.initial_states()[0]
-        console = Console(stderr=True)
         if is_compiled(kernel, entry):
             with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
                 load(kernel, state, entry)
-            continue
-        message = (f"compiling the {model.name} model's kernel (once per machine and replcheck version, "
-                   "up to a minute)")
-        if not console.is_terminal:
-            console.print(message, highlight=False)
-        with console.status(message):
-            compile_all(kernel, state)
+        else:
+            with compiling(f"the {model.name} model's kernel"):
+                compile_all(kernel, state)
 
 
 def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:
@@ -85,7 +80,7 @@ def level_progress(label: str, progress_file: Path | None = None, history: Seque
     """Yield an `on_level(stats, frontier)` callback that updates the progress line and appends
     each level to `progress_file` (JSON lines; created or extended). `history`: levels a
     resumed search had already explored, so the projection starts from all of them."""
-    console = Console(stderr=True)
+    console = stderr_console()
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     levels, samples = list(history), [None] * len(history)  # resident bytes after each level, where measured
@@ -116,7 +111,7 @@ def level_progress(label: str, progress_file: Path | None = None, history: Seque
 def walk_progress(label: str):
     """Yield an `on_batch(tally)` callback that keeps a progress line for a simulation: walks,
     states visited, and the properties found so far (on a terminal only)."""
-    console = Console(stderr=True)
+    console = stderr_console()
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     with progress:

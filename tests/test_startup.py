@@ -1,15 +1,20 @@
-"""Start-up: the command line imports only what a command needs, numba leaves SciPy alone, and
-a cached kernel loads only what the run calls."""
+"""Start-up: the command line imports only what a command needs, numba leaves SciPy alone, a
+cached kernel loads only what the run calls, and a compile is announced whichever command
+triggers it."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numba import njit
 
+from checker.compile_notice import compile_notices, compiling, notice_line
 from checker.progress import prepare_kernels
 from model.registry import build_model
 
@@ -87,3 +92,41 @@ print(len(search.walk.overloads))
 """
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.stdout.split() == ["1", "0", "1"], out.stderr
+
+
+def test_a_compile_is_announced_once_on_one_line(capsys):
+    @njit
+    def doubled(x):
+        return 2 * x
+
+    with compile_notices(), compiling("the test's kernel"):
+        assert doubled(np.int64(2)) == 4  # compiles
+        assert doubled(np.float64(1.5)) == 3.0  # compiles another signature: no second notice
+        assert doubled(np.int64(3)) == 6  # compiled already
+    assert capsys.readouterr().err == notice_line("the test's kernel") + "\n"
+    assert "once per machine and replcheck version" in notice_line("x")
+
+
+def test_no_notice_without_a_compile(capsys):
+    @njit
+    def tripled(x):
+        return 3 * x
+
+    tripled(1)
+    with compile_notices():
+        assert tripled(2) == 6
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_sweep_announces_a_cold_compile_and_a_warm_run_says_nothing(tmp_path):
+    """The issue's case: `sweep` compiled for minutes without a word. On an empty kernel cache
+    it says what compiles, on one line of stderr; the next run loads the cache silently."""
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "cli", "sweep", "--model", "spec", "--replicas", "2,3", "--max-epoch", "1",
+               "--engine", "local", "--invariant", "leader-in-isr-or-none", "--json"]
+    cold = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr == notice_line("the spec model's kernel") + "\n"
+    warm = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert (warm.returncode, warm.stderr) == (0, "")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from checker.compile_notice import compile_notices
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
 from traces.store import TraceFileError, load_trace
@@ -23,16 +24,17 @@ from .paths import NonEmptyPath
 @click.option("--explain", is_flag=True, help="add a plain-language account of what happened")
 def trace_show(file, explain):
     """Print a trace as a step table: one row per step, one column per replica."""
-    try:
-        loaded, model = load_trace(file)
-    except TraceFileError as exc:
-        raise UserError(str(exc)) from None
-    console = stdout_console()
-    console.print(trace_table(loaded, model))
-    if explain:
-        console.print("[bold]What happened[/]")
-        for line in explain_trace(loaded, model):
-            console.print(f"- {line}", highlight=False)
+    with compile_notices():  # reading a trace replays it on the model's kernel
+        try:
+            loaded, model = load_trace(file)
+        except TraceFileError as exc:
+            raise UserError(str(exc)) from None
+        console = stdout_console()
+        console.print(trace_table(loaded, model))
+        if explain:
+            console.print("[bold]What happened[/]")
+            for line in explain_trace(loaded, model):
+                console.print(f"- {line}", highlight=False)
 
 
 @click.command("render")
@@ -47,7 +49,8 @@ def trace_render(file, fmt, picture, output):
     out = output or default_output(Path(file), fmt, picture)
     if out.resolve() == Path(file).resolve():
         raise UserError(f"{out} is the trace file itself: choose another output with -o")
-    render_or_fail(Path(file), fmt, out, picture)
+    with compile_notices():
+        render_or_fail(Path(file), fmt, out, picture)
     click.echo(str(out))
 
 
