@@ -1,9 +1,10 @@
-"""Start-up: the command line imports only what a command needs, numba leaves SciPy alone, a
-cached kernel loads only what the run calls, and a compile is announced whichever command
-triggers it."""
+"""Start-up: the command line imports only what a command needs, numba leaves SciPy alone, the
+garbage collector leaves the imported modules alone, a cached kernel loads only what the run
+calls, and a compile is announced whichever command triggers it."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ from numba import njit
 
 from checker.compile_notice import compile_notices, compiling, notice_line
 from checker.progress import prepare_kernels
+from conftest import run_cli
 from model.registry import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,6 +78,14 @@ cli.main()
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (out.returncode, out.stdout) == (130, "")
     assert out.stderr == "Error: interrupted by the user; no result or trace was written\n"
+
+
+@pytest.mark.parametrize("args", [("list",), ("check", "--model", "nope")])
+def test_a_command_leaves_the_garbage_collector_as_it_found_it(args):
+    """A command freezes what its imports made out of the collector's reach while it runs: in a
+    process that goes on afterwards (these tests), nothing stays frozen."""
+    run_cli(*args)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_a_cached_kernel_loads_only_what_the_run_calls():
