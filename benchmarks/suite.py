@@ -174,7 +174,8 @@ def projected(figures: dict) -> str:
 
 
 def markdown(document: dict) -> str:
-    """The README's performance section, from a results document."""
+    """The README's performance section, from a results document (with `python -m
+    benchmarks.startup`'s figures below the table, where it has them)."""
     lines = [f"Measured by `python -m benchmarks` on {document['machine']} ({document['date']}). Each",
              "run is a fresh process exploring the whole state space (spec: R/L/M/E bounds, no invariant;",
              "fetch: the defaults but for the settings shown, every invariant that applies, with ghost state);",
@@ -196,6 +197,10 @@ def markdown(document: dict) -> str:
                      f"| {f['search_seconds']:.2f} | {f['wall_seconds']:.2f} | {f['generated_per_second']:,} "
                      f"| {f.get('tree_peak_rss_bytes_per_state', f['peak_rss_bytes_per_state']):,.0f} "
                      f"| {f.get('ratio_spark_local', '-')} | {tlc} | {projected(f)} |")
+    if "startup" in document:
+        from .startup import markdown as startup_markdown
+
+        lines += ["", startup_markdown(document["startup"]).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
