@@ -45,7 +45,7 @@ def measure(example: ex.Example) -> list[dict]:
                 raise AssertionError(f"{example.name} ({phase}):\n" + "\n".join(problems))
             seconds[phase] = [one.seconds for one in ran]
         for i, command in enumerate(example.commands):
-            records.append({"example": example.name, "command": command.text,
+            records.append({"document": example.document, "command": command.text,
                             "cold_seconds": round(seconds["cold"][i], 1), "warm_seconds": round(seconds["warm"][i], 1)})
     return records
 
@@ -54,9 +54,9 @@ def times_section(recorded: dict) -> str:
     """The README's "Measured times" table, made from a results file."""
     lines = [START, f"Measured by `python -m benchmarks.readme_times` on {recorded['machine']} ({recorded['date']}): "
              "cold is a new machine (an empty kernel cache, so the model's kernel is compiled first), warm every "
-             "run after it.", "", "| example | command | cold | warm |", "|---|---|---:|---:|"]
+             "run after it.", "", "| where | command | cold | warm |", "|---|---|---:|---:|"]
     for run in recorded["runs"]:
-        lines.append(f"| {run['example']} | `{run['command']}` | {_duration(run['cold_seconds'])} | "
+        lines.append(f"| {run['document']} | `{run['command']}` | {_duration(run['cold_seconds'])} | "
                      f"{_duration(run['warm_seconds'])} |")
     return "\n".join(lines + [END])
 
