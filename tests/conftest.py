@@ -24,6 +24,18 @@ def run_json(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
+SPARK_MODULES = {"test_spark_engine", "test_spark_cluster", "test_java"}
+"""Test modules that start Spark (a JVM, and a standalone cluster on fixed ports): pytest-xdist
+runs them one after another on one worker while the other workers take the rest."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep the Spark-starting modules in one xdist group (see SPARK_MODULES)."""
+    for item in items:
+        if item.module.__name__.rsplit(".", 1)[-1] in SPARK_MODULES:
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -281,14 +281,17 @@ def test_missing_java_is_a_one_line_error(monkeypatch):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def _spark_jvms() -> set[int]:
+def _spark_jvms(tag: str) -> set[int]:
+    """The Spark JVMs and Python workers started by a process run with REPLCHECK_TEST_TAG=tag
+    (children inherit the environment, so the tag tells them from other test workers' Sparks)."""
     pids = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
                 cmdline = (proc / "cmdline").read_bytes()
                 if b"org.apache.spark.deploy.SparkSubmit" in cmdline or b"pyspark.daemon" in cmdline:
-                    pids.add(int(proc.name))
+                    if f"REPLCHECK_TEST_TAG={tag}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                        pids.add(int(proc.name))
             except OSError:
                 pass
     return pids
@@ -299,17 +302,18 @@ def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=si
     """Whether it lands during imports, the JVM's launch or the context's start, the run ends
     with one line and its JVM goes with it."""
     _java_or_skip()
-    before = _spark_jvms()
+    tag = f"{os.getpid()}-{delay}-{time.monotonic_ns()}"
     proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue", "--engine", "spark",
                              "--master", "local[2]", "--trace-dir", str(tmp_path)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
     time.sleep(delay)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     time.sleep(1)
-    assert _spark_jvms() - before == set()
+    assert _spark_jvms(tag) == set()
 
 
 def _fetch_cases():
