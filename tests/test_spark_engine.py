@@ -297,16 +297,21 @@ def _spark_jvms(tag: str) -> set[int]:
     return pids
 
 
+def _tagged_run(*args: str) -> tuple[subprocess.Popen, str]:
+    """`replcheck ARGS` in a new process, and the tag its Spark processes will carry."""
+    tag = f"{os.getpid()}-{time.monotonic_ns()}"
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
+    return proc, tag
+
+
 @pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
 def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=signal.SIGINT):
     """Whether it lands during imports, the JVM's launch or the context's start, the run ends
     with one line and its JVM goes with it."""
     _java_or_skip()
-    tag = f"{os.getpid()}-{delay}-{time.monotonic_ns()}"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "hw", "--continue", "--engine", "spark",
-                             "--master", "local[2]", "--trace-dir", str(tmp_path)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
+    proc, tag = _tagged_run("check", "--variant", "hw", "--continue", "--engine", "spark", "--master", "local[2]",
+                            "--trace-dir", str(tmp_path))
     time.sleep(delay)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
@@ -342,11 +347,9 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
     """Ctrl-C in the middle of a Spark search: one line, exit 130, no JVM or Python worker left,
     and the tasks' scratch files in --work-dir removed."""
     _java_or_skip()
-    before = _spark_jvms()
     work = tmp_path / "work"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--engine", "spark", "--master", "local[2]",
-                             "--variant", "kip101", "--continue", "--work-dir", str(work)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, tag = _tagged_run("check", "--engine", "spark", "--master", "local[2]", "--variant", "kip101", "--continue",
+                            "--work-dir", str(work))
     deadline = time.time() + 120
     while not any(work.rglob("part-*.npz")) and time.time() < deadline:  # a level's routes are written
         time.sleep(0.1)
@@ -357,4 +360,4 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
                         r"trace was written", err.strip()), err
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
     time.sleep(1)
-    assert _spark_jvms() - before == set()
+    assert _spark_jvms(tag) == set()
