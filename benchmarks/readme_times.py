@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import platform
-import sys
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -95,7 +94,6 @@ def main(argv: list[str] | None = None) -> None:
     emit("readme_times", recorded["runs"] or [{"runs": 0}])
     if args.readme:
         rewrite_readme(recorded)
-    sys.stdout.flush()
 
 
 if __name__ == "__main__":

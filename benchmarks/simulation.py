@@ -33,7 +33,7 @@ def main(model_name, variant, replicas, walks, max_depth, master):
     """Run the same walks on both engines and report their rates."""
     properties = select(model_name, [])
     model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), replicas=replicas)
-    prepare_kernels([model])
+    prepare_kernels([model], walks=True)
     cores = {"local": 1, "spark": int(re.fullmatch(r"local\[(\d+)\]", master).group(1)) if "[" in master else 1}
     rows = {}
     for engine in ("local", "spark"):
