@@ -44,7 +44,7 @@ def tree(tmp_path):
     (root / "checker" / "kernel").mkdir(parents=True)
     (root / "invariants").mkdir()
     (root / "model").mkdir()
-    for name in ("__init__.py", "cache.py", "jit.py"):
+    for name in ("__init__.py", "cache.py", "cache_locator.py", "jit.py"):
         shutil.copy(REPO / "checker" / "kernel" / name, root / "checker" / "kernel" / name)
     for package in (root / "checker", root / "invariants", root / "model"):
         (package / "__init__.py").touch()
@@ -53,12 +53,17 @@ def tree(tmp_path):
     return root
 
 
-def run(root: Path, cache_dir: Path) -> tuple[int, str]:
-    """(shifted(10), the cache directory used) in a fresh Python process."""
-    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-c", "from model.caller import shifted; from checker.kernel.jit import "
-                          "CACHE_DIR; print(shifted(10), CACHE_DIR)"],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True).stdout.split()
+def run(root: Path, cache_dir: Path, saved: list | None = None) -> tuple[int, str]:
+    """(shifted(10), the cache directory used) in a fresh Python process; numba's reports of
+    what it compiled and saved to the cache are appended to `saved`."""
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root), "NUMBA_DEBUG_CACHE": "1"}
+    done = subprocess.run([sys.executable, "-c", "from model.caller import shifted; from checker.kernel.jit import "
+                           "CACHE_DIR; print(shifted(10), CACHE_DIR)"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True)
+    lines = done.stdout.splitlines()
+    if saved is not None:
+        saved += [line for line in lines if "data saved to" in line]
+    out = lines[-1].split()
     return int(out[0]), out[1]
 
 
@@ -72,6 +77,18 @@ def test_changed_helper_is_recompiled_not_served_stale(tree, tmp_path):
     value, second_dir = run(tree, cache_dir)
     assert value == 15
     assert second_dir != first_dir
+
+
+def test_another_copy_of_the_same_sources_loads_the_first_copys_compile(tree, tmp_path):
+    """A fresh clone elsewhere on the machine (CI's, a worktree) compiles nothing again."""
+    cache_dir, saved = tmp_path / "cache", []
+    assert run(tree, cache_dir, saved)[0] == 11
+    assert saved, "the first copy compiled and saved nothing"
+    clone = tmp_path / "elsewhere" / "clone"
+    shutil.copytree(tree, clone)
+    saved.clear()
+    assert run(clone, cache_dir, saved)[0] == 11
+    assert saved == []
 
 
 def test_digest_covers_every_kernel_package(tree, monkeypatch):

@@ -1,8 +1,10 @@
 """The one decorator every kernel function uses, with numba's cache pointed at `cache.cache_dir`.
 
 Importing this module chooses the cache directory before numba is imported (numba reads
-NUMBA_CACHE_DIR once), so every kernel is compiled once per machine and per version of the
-sources, whatever bounds it later runs with: bounds travel at run time in the layout tuple.
+NUMBA_CACHE_DIR once) and files each function in it by its place in the repository
+(`cache_locator`), so every kernel is compiled once per machine and per version of the sources,
+whichever copy of them runs and whatever bounds it later runs with: bounds travel at run time in
+the layout tuple.
 It also sets up numba's CPU target as on a machine without SciPy (`_prepare_target`).
 """
 
@@ -27,6 +29,10 @@ else:  # numba came first: point its config at the same place
 
 from numba import njit  # noqa: E402  (the cache directory must be set first)
 from numba.core.registry import cpu_target  # noqa: E402
+
+from .cache_locator import install as install_cache_locator  # noqa: E402
+
+install_cache_locator()
 
 
 def _prepare_target() -> None:
