@@ -53,6 +53,12 @@ def notice_line(subject: str) -> str:
             "compiled code from the cache in a fraction of a second")
 
 
+def waiting_line(subject: str) -> str:
+    """The line of a run that waits for another process compiling the same kernel."""
+    return (f"waiting for another replcheck process that is compiling {subject} for this machine (once per machine "
+            "and replcheck version)")
+
+
 @contextmanager
 def compile_notices():
     """Report every numba compile inside the block (module docstring)."""

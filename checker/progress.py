@@ -17,7 +17,7 @@ from typing import Sequence
 
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from .compile_notice import compiling, stderr_console
+from .compile_notice import compiling, stderr_console, waiting_line
 from .forecast import forecast
 from .interrupts import interruptions_deferred
 from .memory import resident_bytes
@@ -28,22 +28,25 @@ def prepare_kernels(models, walks: bool = False) -> None:
     """Load the compiled kernel of each model that has one before its run: what a search calls,
     or with `walks` what a simulation calls (`checker.kernel.warm`). On this machine's first
     run the whole kernel is compiled instead, announced by `checker.compile_notice`. Loading
-    takes a fraction of a second and holds Ctrl-C back until it is done."""
+    takes a fraction of a second and holds Ctrl-C back until it is done. A run that finds
+    another process compiling the same kernel waits for it under the same notice."""
     seen = set()
     for model in models:
         kernel = getattr(model, "kernel", None)
         if kernel is None or kernel.module in seen:
             continue
         seen.add(kernel.module)
-        from .kernel.warm import SEARCH, WALK, compile_all, is_compiled, load
+        from .kernel.warm import SEARCH, WALK, compile_once, is_compiled, load
 
         entry, state = WALK if walks else SEARCH, model.initial_states()[0]
         if is_compiled(kernel, entry):
             with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
                 load(kernel, state, entry)
         else:
-            with compiling(f"the {model.name} model's kernel"):
-                compile_all(kernel, state)
+            subject = f"the {model.name} model's kernel"
+            with compiling(subject):
+                compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
+                    waiting_line(subject), highlight=False, soft_wrap=True))
 
 
 def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:

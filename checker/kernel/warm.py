@@ -3,6 +3,7 @@ and loading from the cache only what a run calls."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,37 @@ def is_compiled(kernel, entry: str = SEARCH) -> bool:
     (SEARCH or WALK)."""
     name = "replcheck_search_" + kernel.module.replace(".", "_")
     return any(Path(CACHE_DIR).glob(f"*/{name}.{entry}-*.nbi"))
+
+
+def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None) -> None:
+    """Compile the kernel (`compile_all`) unless another process on this machine is compiling
+    it: then call `on_wait`, wait for that one and load what it compiled. Two runs started
+    together on a fresh machine (a user's two terminals, test workers) so compile once, not
+    side by side."""
+    with _machine_wide_lock(Path(CACHE_DIR) / f"{kernel.module}.lock", on_wait):
+        if is_compiled(kernel, entry):
+            load(kernel, initial_state, entry)
+        else:
+            compile_all(kernel, initial_state)
+
+
+@contextmanager
+def _machine_wide_lock(path: Path, on_wait):
+    try:
+        import fcntl
+    except ImportError:  # no POSIX file locks (Windows): each process compiles for itself
+        yield
+        return
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            on_wait()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def compile_all(kernel, initial_state) -> None:
