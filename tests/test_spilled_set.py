@@ -9,13 +9,16 @@ import pytest
 import checker.kernel.spilled_set as spilled_set
 from checker.kernel.spilled_set import SpilledSet, smallest_budget
 
+ROUNDS = 12
+"""Batches admitted: enough for the set to spill more than MAX_RUNS times, so that runs are merged."""
+
 
 def test_admit_and_contains_agree_with_a_python_set_across_spills_and_merges(tmp_path, monkeypatch):
     monkeypatch.setattr(spilled_set, "CHUNK", 1000)  # merges cut runs into many chunks
     rng = np.random.default_rng(7)
     visited = SpilledSet(16, smallest_budget(16), str(tmp_path))
     known: set[int] = set()
-    for _ in range(40):
+    for _ in range(ROUNDS):
         fps = rng.integers(1, 2**40, 20_000).astype(np.int64)
         fps = np.concatenate([fps, fps[:50], rng.choice(np.array(sorted(known) or [1], np.int64), 500)])
         expected = []

@@ -14,6 +14,8 @@ from checker import tradeoffs
 from conftest import run_cli
 from traces.store import load_trace
 
+pytestmark = pytest.mark.xdist_group("tradeoffs")  # one worker computes the module's table, once
+
 EXPECTED = {  # setup -> (committed lost, acked lost, acked with 1 down, acked with 2 down)
     "ISR, min.insync 1, clean": ("no", "no", "yes, 5 steps", "yes, 6 steps"),
     "ISR, min.insync 1, unclean": ("yes, 7 steps", "yes, 7 steps", "yes, 5 steps", "yes, 6 steps"),
