@@ -10,6 +10,10 @@ test. The documents mark their examples in three ways:
   long it took with an empty kernel cache (cold) and a filled one (warm);
 - `<!-- example: table of `COMMAND` -->` (or `long table of`) before a Markdown table: the
   table is that command's output, row for row;
+- `<!-- example: as in DOCUMENT -->` before a ```` ```console ```` block: the same commands as
+  examples of DOCUMENT (the README, say), where they are run or timed; it is not run again,
+  but each command must be there, word for word, and each output line shown here must be
+  among those shown there (`repeated_elsewhere`), so a copy cannot drift from its original;
 - `<!-- example: shown (WHY) -->` before a code block: shown, not run (it needs a cluster, a
   Ctrl-C at a chosen moment, an hour, ...), and WHY says so.
 
@@ -33,10 +37,11 @@ from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ("README.md", "docs/*.md", "docs/models/*.md")
-KINDS = ("run", "long", "shown")
+KINDS = ("run", "long", "as in", "shown")
 MARKER = re.compile(r"<!--\s*example:\s*(?P<body>.*?)\s*-->", re.S)
 TABLE_OF = re.compile(r"^(?P<long>long )?table of `(?P<command>[^`]+)`$")
 SHOWN = re.compile(r"^shown \((?P<why>.+)\)$", re.S)
+AS_IN = re.compile(r"^as in (?P<document>\S+\.md)$")
 COMMAND_LINE = re.compile(r"^\s*(\$ )?(replcheck|python -m cli)\b")
 # What changes from run to run and is no claim: durations and rates.
 VOLATILE = [(re.compile(r"\b\d[\d,]*(\.\d+)? (distinct |generated )?(states|walks|pairs)/s\b"), "<rate>"),
@@ -57,8 +62,9 @@ class Command:
 
 @dataclass(frozen=True)
 class Example:
-    """An example: where it is, how it is tested (`run`, `long`, `shown`), its commands, and for
-    a shown one why it is not run."""
+    """An example: where it is, how it is tested (`run`, `long`, `as in`, `shown`), its
+    commands, and for a shown one why it is not run (for an `as in` one, the document it
+    repeats)."""
 
     document: str
     line: int
@@ -129,8 +135,11 @@ def _code_example(name: str, line: int, token, marker) -> Example | None:
         return Example(name, line, "shown", (), shown["why"])
     if text in ("run", "long") and console:
         return Example(name, line, text, _console_commands(name, line, body))
-    raise ExampleError(f"{name}:{at}: `example: {text}` must mark a ```console block (run or long) or say "
-                       "`shown (why)`")
+    repeats = AS_IN.match(text)
+    if repeats and console:
+        return Example(name, line, "as in", _console_commands(name, line, body), repeats["document"])
+    raise ExampleError(f"{name}:{at}: `example: {text}` must mark a ```console block (run, long or `as in "
+                       "DOCUMENT`) or say `shown (why)`")
 
 
 def _table_example(name: str, line: int, table: list[str], marker) -> Example | None:
@@ -164,6 +173,26 @@ def _console_commands(name: str, line: int, body: list[str]) -> tuple[Command, .
     if not commands:
         raise ExampleError(f"{name}:{line}: a console example without a `$ ` command")
     return tuple(commands)
+
+
+def repeated_elsewhere(example: Example, root: Path = ROOT) -> list[str]:
+    """What an `as in DOCUMENT` example claims that DOCUMENT's run or long examples do not: a
+    command that is not among theirs word for word, or output lines that the same command's
+    shown output there does not hold, in order."""
+    original = root / example.why
+    if not original.is_file():
+        return [f"{example.name}: `as in {example.why}`: no such document"]
+    there = {command.text: command.shown for other in examples(original, root) if other.kind in ("run", "long")
+             for command in other.commands}
+    problems = []
+    for command in example.commands:
+        if command.text not in there:
+            problems.append(f"{example.name}: `$ {command.text}` is not an example of {example.why}")
+            continue
+        why = mismatch(command.shown, "\n".join(there[command.text]))
+        if why is not None:
+            problems.append(f"{example.name}: `$ {command.text}` shows what {example.why} does not: {why}")
+    return problems
 
 
 def normalised(line: str) -> str:

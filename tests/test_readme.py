@@ -36,6 +36,26 @@ def test_examples_print_what_the_document_shows(document, tmp_path):
     assert not problems, "\n".join(problems)
 
 
+def test_repeated_examples_are_the_ones_they_repeat():
+    """An `as in DOCUMENT` example runs nowhere itself: its commands are DOCUMENT's, word for
+    word, and what it shows is what DOCUMENT shows for them (and DOCUMENT's run is tested)."""
+    problems = [p for path in ex.documents() for e in ex.examples(path) if e.kind == "as in"
+                for p in ex.repeated_elsewhere(e)]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_drifted_repetition_is_caught(tmp_path):
+    (tmp_path / "a.md").write_text("```console\n$ replcheck list\nmodels\n...\nspec\n```\n")
+    copy = "<!-- example: as in a.md -->\n```console\n$ replcheck list\n{shown}\n```\n"
+    for shown, ok in [("spec", True), ("models\n...\nspec", True), ("fetch", False), ("spec\nmodels", False)]:
+        (tmp_path / "b.md").write_text(copy.format(shown=shown))
+        (example,) = ex.examples(tmp_path / "b.md", tmp_path)
+        assert (ex.repeated_elsewhere(example, tmp_path) == []) == ok, shown
+    (tmp_path / "b.md").write_text(copy.format(shown="spec").replace("replcheck list", "replcheck list --json"))
+    (example,) = ex.examples(tmp_path / "b.md", tmp_path)
+    assert "is not an example of a.md" in ex.repeated_elsewhere(example, tmp_path)[0]
+
+
 def test_a_changed_count_or_verdict_fails(tmp_path):
     """The comparison catches a hand edit: a count, a verdict or a step count that the output
     does not print."""
