@@ -20,6 +20,7 @@ from checker.weightings import WEIGHTINGS
 from conftest import run_cli, run_json
 from invariants.registry import select
 from model.registry import build_model
+from spark_processes import spark_processes, tagged_run
 from traces.replay import verify_trace, walk
 from traces.store import load_trace
 
@@ -218,30 +219,21 @@ def test_bad_variant_pairs_are_one_line_errors(variants, words):
 def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, engine):
     import re
     import signal
-    import subprocess
-    import sys
     import time
-    from pathlib import Path
 
     from checker.progress import prepare_kernels
 
-    def spark_processes() -> set[str]:
-        found = subprocess.run(["pgrep", "-f", "pyspark|org.apache.spark"], capture_output=True, text=True)
-        return set(found.stdout.split())
-
     prepare_kernels([build_model("fetch", "hw", ghost=True, replicas=3)])
-    before = spark_processes()
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "simulate", "--engine", engine, "--model", "fetch",
-                             "--variant", "hw", "--replicas", "3", "--seconds", "60", "--trace-dir", str(tmp_path)],
-                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, tag = tagged_run("simulate", "--engine", engine, "--model", "fetch", "--variant", "hw", "--replicas", "3",
+                           "--seconds", "60", "--trace-dir", str(tmp_path))
     time.sleep(8)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert re.fullmatch(r"Error: interrupted by the user; no result or trace was written", err.strip().splitlines()[-1])
     assert out == "" and list(tmp_path.iterdir()) == []
-    assert spark_processes() <= before  # no JVM or Python worker of this run is left
+    time.sleep(1)
+    assert spark_processes(tag) == set()  # no JVM or Python worker of this run is left
 
 
 def test_distinguish_gives_the_same_behaviour_on_both_engines():

@@ -22,6 +22,7 @@ from checker.local import explore
 from conftest import VARIANTS, run_cli
 from invariants.registry import invariants_for, select
 from model.registry import build_model
+from spark_processes import spark_processes, tagged_run
 from traces.replay import verify_trace
 
 
@@ -281,36 +282,12 @@ def test_missing_java_is_a_one_line_error(monkeypatch):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def _spark_jvms(tag: str) -> set[int]:
-    """The Spark JVMs and Python workers started by a process run with REPLCHECK_TEST_TAG=tag
-    (children inherit the environment, so the tag tells them from other test workers' Sparks)."""
-    pids = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-                if b"org.apache.spark.deploy.SparkSubmit" in cmdline or b"pyspark.daemon" in cmdline:
-                    if f"REPLCHECK_TEST_TAG={tag}".encode() in (proc / "environ").read_bytes().split(b"\0"):
-                        pids.add(int(proc.name))
-            except OSError:
-                pass
-    return pids
-
-
-def _tagged_run(*args: str) -> tuple[subprocess.Popen, str]:
-    """`replcheck ARGS` in a new process, and the tag its Spark processes will carry."""
-    tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
-    return proc, tag
-
-
 @pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
 def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=signal.SIGINT):
     """Whether it lands during imports, the JVM's launch or the context's start, the run ends
     with one line and its JVM goes with it."""
     _java_or_skip()
-    proc, tag = _tagged_run("check", "--variant", "hw", "--continue", "--engine", "spark", "--master", "local[2]",
+    proc, tag = tagged_run("check", "--variant", "hw", "--continue", "--engine", "spark", "--master", "local[2]",
                             "--trace-dir", str(tmp_path))
     time.sleep(delay)
     proc.send_signal(signum)
@@ -318,7 +295,7 @@ def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=si
     assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     time.sleep(1)
-    assert _spark_jvms(tag) == set()
+    assert spark_processes(tag) == set()
 
 
 def _fetch_cases():
@@ -348,7 +325,7 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
     and the tasks' scratch files in --work-dir removed."""
     _java_or_skip()
     work = tmp_path / "work"
-    proc, tag = _tagged_run("check", "--engine", "spark", "--master", "local[2]", "--variant", "kip101", "--continue",
+    proc, tag = tagged_run("check", "--engine", "spark", "--master", "local[2]", "--variant", "kip101", "--continue",
                             "--work-dir", str(work))
     deadline = time.time() + 120
     while not any(work.rglob("part-*.npz")) and time.time() < deadline:  # a level's routes are written
@@ -360,4 +337,4 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
                         r"trace was written", err.strip()), err
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
     time.sleep(1)
-    assert _spark_jvms(tag) == set()
+    assert spark_processes(tag) == set()

@@ -1,0 +1,36 @@
+"""Telling one test's Spark processes from the others': test workers run side by side, and
+another worker's Spark may be up while a test checks that its own run left no JVM behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tagged_run(*args: str) -> tuple[subprocess.Popen, str]:
+    """`replcheck ARGS` in a new process, and the tag its Spark processes will carry."""
+    tag = f"{os.getpid()}-{time.monotonic_ns()}"
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
+    return proc, tag
+
+
+def spark_processes(tag: str) -> set[int]:
+    """The Spark JVMs and Python workers started by a process run with REPLCHECK_TEST_TAG=tag
+    (children inherit the environment, so the tag tells them from other test workers' Sparks)."""
+    pids = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+                if b"org.apache.spark.deploy.SparkSubmit" in cmdline or b"pyspark.daemon" in cmdline:
+                    if f"REPLCHECK_TEST_TAG={tag}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                        pids.add(int(proc.name))
+            except OSError:
+                pass
+    return pids
