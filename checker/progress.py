@@ -29,7 +29,7 @@ def prepare_kernels(models, walks: bool = False) -> None:
     or with `walks` what a simulation calls (`checker.kernel.warm`). On this machine's first
     run the whole kernel is compiled instead, announced by `checker.compile_notice`. Loading
     takes a fraction of a second and holds Ctrl-C back until it is done. A run that finds
-    another process compiling the same kernel waits for it under the same notice."""
+    another process compiling the same kernel says so, waits for it, and loads what it compiled."""
     seen = set()
     for model in models:
         kernel = getattr(model, "kernel", None)
@@ -39,14 +39,14 @@ def prepare_kernels(models, walks: bool = False) -> None:
         from .kernel.warm import SEARCH, WALK, compile_once, is_compiled, load
 
         entry, state = WALK if walks else SEARCH, model.initial_states()[0]
-        if is_compiled(kernel, entry):
-            with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
-                load(kernel, state, entry)
-        else:
+        if not is_compiled(kernel, entry):
             subject = f"the {model.name} model's kernel"
             with compiling(subject):
-                compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
-                    waiting_line(subject), highlight=False, soft_wrap=True))
+                if compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
+                        waiting_line(subject), highlight=False, soft_wrap=True)):
+                    continue
+        with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
+            load(kernel, state, entry)
 
 
 def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:

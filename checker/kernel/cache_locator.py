@@ -5,7 +5,7 @@ numba names a cached function's folder after a digest of the absolute path of it
 second clone of the same sources (CI's fresh clone, a worktree, a copy in a virtual environment)
 compiled everything again, though `cache.cache_dir` already keys the directory on the sources'
 contents. Here the folder is named after the path relative to the repository (or, for the
-search loops `checker.kernel.search` generates, relative to the cache directory), and the
+search loops `checker.kernel.instantiate` writes there, relative to the cache directory), and the
 freshness stamp is a digest of the file's contents rather than its modification time, so
 every copy of the same sources on a machine loads one compile.
 """

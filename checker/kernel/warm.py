@@ -27,16 +27,16 @@ def is_compiled(kernel, entry: str = SEARCH) -> bool:
     return any(Path(CACHE_DIR).glob(f"*/{name}.{entry}-*.nbi"))
 
 
-def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None) -> None:
+def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None) -> bool:
     """Compile the kernel (`compile_all`) unless another process on this machine is compiling
-    it: then call `on_wait`, wait for that one and load what it compiled. Two runs started
-    together on a fresh machine (a user's two terminals, test workers) so compile once, not
-    side by side."""
+    it: then call `on_wait` and wait for that one, which leaves `entry` compiled for this
+    process to `load`. Whether this process compiled. Two runs started together on a fresh
+    machine (a user's two terminals, test workers) so compile once, not side by side."""
     with _machine_wide_lock(Path(CACHE_DIR) / f"{kernel.module}.lock", on_wait):
         if is_compiled(kernel, entry):
-            load(kernel, initial_state, entry)
-        else:
-            compile_all(kernel, initial_state)
+            return False
+        compile_all(kernel, initial_state)
+        return True
 
 
 @contextmanager
