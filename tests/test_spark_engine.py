@@ -288,7 +288,7 @@ def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=si
     with one line and its JVM goes with it."""
     _java_or_skip()
     proc, tag = tagged_run("check", "--variant", "hw", "--continue", "--engine", "spark", "--master", "local[2]",
-                            "--trace-dir", str(tmp_path))
+                           "--trace-dir", str(tmp_path))
     time.sleep(delay)
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
@@ -326,7 +326,7 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
     _java_or_skip()
     work = tmp_path / "work"
     proc, tag = tagged_run("check", "--engine", "spark", "--master", "local[2]", "--variant", "kip101", "--continue",
-                            "--work-dir", str(work))
+                           "--work-dir", str(work))
     deadline = time.time() + 120
     while not any(work.rglob("part-*.npz")) and time.time() < deadline:  # a level's routes are written
         time.sleep(0.1)
