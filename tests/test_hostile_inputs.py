@@ -1,10 +1,7 @@
 """Hostile input (issue #10): real trace files, scenario files and command lines, mutated by
 hypothesis, get the CLI's documented answer and nothing else.
 
-The contract (cli.py): a valid file or command line exits 0 or 1 as documented; bad input exits 2
-with one `Error: ...` line on stderr (click's usage errors print their `Usage:` block, a hint and
-an empty line before it); never a Python traceback or another exception; and nothing partial or
-temporary is left where output goes. Every search runs on the local engine with small bounds, so
+The contract is `hostile.py`'s. Every search runs on the local engine with small bounds, so
 each example takes well under a second; Spark is never started.
 """
 
@@ -18,11 +15,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from cli import main
+from hostile import assert_documented_answer, assert_one_error_line, hostile, invoke, leftovers, no_spark  # noqa: F401
 from invariants.registry import invariants_for
 from model.registry import MODELS
 from traces import render as render_module
@@ -32,60 +28,15 @@ from traces.scenario import load_scenario, parse_step
 from traces.store import TraceFileError, load_trace, save_trace
 from traces.trace import Step, Trace
 
+pytestmark = pytest.mark.usefixtures("no_spark")
+
 SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.json"))
 S1 = next(f for f in SCENARIOS if f.name.startswith("S1-hw"))
-
-
-def hostile(examples: int) -> settings:
-    """Hypothesis settings for these tests: `examples` examples, the same ones on every run (so CI
-    is deterministic), no deadline (a render takes a while), fixtures shared across examples."""
-    return settings(max_examples=examples, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
 
 VARIANT_NAMES = sorted({v for kind in MODELS.values() for v in kind.variants})
 INVARIANT_NAMES = sorted({i for name in MODELS for i in invariants_for(name)})
 ACTION_NAMES = ["BecomeLeader", "BecomeFollower", "ProducerWrite", "FollowerFetch", "LeaderServeFetch",
                 "FollowerApplyResponse", "Crash", "Restart", "ControllerElectLeader", "LeaderWrite"]
-
-
-# --- the contract -----------------------------------------------------------------------------
-
-def invoke(args: list[str]):
-    """`replcheck ARGS` in-process, exceptions caught (so that one shows as result.exception)."""
-    return CliRunner().invoke(main, args)
-
-
-def assert_documented_answer(result, codes: set[int], notices: bool = False) -> None:
-    """`result` exited with one of `codes`, through SystemExit or normally, with no traceback;
-    exit 2 ends stderr with exactly one `Error: ...` line, preceded only by click's usage block
-    (`Usage:`, the hint, an empty line) or, where `notices`, by the notices a search prints.
-    The exit code is recorded for `pytest --hypothesis-show-statistics`."""
-    event(f"exit {result.exit_code}")
-    assert "Traceback" not in result.output
-    assert result.exception is None or type(result.exception) is SystemExit, repr(result.exception)
-    assert result.exit_code in codes, (result.exit_code, result.output[-2000:])
-    if result.exit_code != 2:
-        return
-    lines = result.stderr.splitlines()
-    assert lines and lines[-1].startswith("Error: "), result.stderr
-    before = lines[:-1]
-    if before and before[0].startswith("Usage: "):
-        assert len(before) == 3 and before[1].startswith("Try ") and before[2] == "", result.stderr
-    elif not notices:
-        assert before == [], result.stderr
-    assert sum(line.startswith("Error:") for line in lines) == 1, result.stderr
-
-
-def assert_one_error_line(result) -> None:
-    """Exit 2 with stderr exactly one `Error: ...` line."""
-    assert result.exit_code == 2, result.output[-2000:]
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: "), result.stderr
-
-
-def leftovers(folder: Path, expected: set[str]) -> set[str]:
-    """The names in `folder` other than `expected` (temporary files, half-written output)."""
-    return {p.name for p in Path(folder).iterdir()} - expected
 
 
 def loads(load, path: Path) -> bool:
@@ -98,19 +49,6 @@ def loads(load, path: Path) -> bool:
 
 
 # --- real files to mutate ---------------------------------------------------------------------
-
-@pytest.fixture(scope="module", autouse=True)
-def no_spark():
-    """Any attempt to start Spark fails the test that made it."""
-    import checker.spark_context
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a hostile-input test started Spark")
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(checker.spark_context, "spark_context", refuse)
-        yield
-
 
 class Files(dict):
     """File name -> text, shown by name only in hypothesis' reports."""

@@ -1,0 +1,90 @@
+"""The hostile-input contract (cli.py), shared by the tests that feed the command line broken
+files and absurd option values.
+
+A valid file or command line exits 0 or 1 as documented; bad input exits 2 with one
+`Error: ...` line on stderr (click's usage errors print their `Usage:` block, a hint and an
+empty line before it); never a Python traceback or another exception; and nothing partial or
+temporary is left where output goes.
+
+Every property test runs a fixed number of examples (`hostile(n)`), the same ones on every run,
+so the suite stays fast and deterministic. An occasional deeper run multiplies them:
+
+    REPLCHECK_HOSTILE_SCALE=20 python -m pytest tests/test_hostile_*.py
+
+(the examples are then drawn at random, so each deep run tries new ones).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, event, settings
+
+from cli import main
+
+SCALE = int(os.environ.get("REPLCHECK_HOSTILE_SCALE", "1"))
+"""How many times the suite's examples a hostile-input property test runs (see the module
+docstring); above 1 the examples are random rather than the suite's fixed ones."""
+
+
+def hostile(examples: int) -> settings:
+    """Hypothesis settings for these tests: `examples` examples (times SCALE), the same ones on
+    every run of the suite (so CI is deterministic), no deadline (a render takes a while),
+    fixtures shared across examples."""
+    return settings(max_examples=examples * SCALE, deadline=None, derandomize=SCALE == 1,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+
+def invoke(args: list[str]):
+    """`replcheck ARGS` in-process, exceptions caught (so that one shows as result.exception)."""
+    return CliRunner().invoke(main, args)
+
+
+def assert_documented_answer(result, codes: set[int], notices: bool = False) -> None:
+    """`result` exited with one of `codes`, through SystemExit or normally, with no traceback;
+    exit 2 ends stderr with exactly one `Error: ...` line, preceded only by click's usage block
+    (`Usage:`, the hint, an empty line) or, where `notices`, by the notices a search prints.
+    The exit code is recorded for `pytest --hypothesis-show-statistics`."""
+    event(f"exit {result.exit_code}")
+    assert "Traceback" not in result.output
+    assert result.exception is None or type(result.exception) is SystemExit, repr(result.exception)
+    assert result.exit_code in codes, (result.exit_code, result.output[-2000:])
+    if result.exit_code != 2:
+        return
+    lines = result.stderr.splitlines()
+    assert lines and lines[-1].startswith("Error: "), result.stderr
+    before = lines[:-1]
+    if before and before[0].startswith("Usage: "):
+        assert len(before) == 3 and before[1].startswith("Try ") and before[2] == "", result.stderr
+    elif not notices:
+        assert before == [], result.stderr
+    assert sum(line.startswith("Error:") for line in lines) == 1, result.stderr
+
+
+def assert_one_error_line(result) -> None:
+    """Exit 2 with stderr exactly one `Error: ...` line."""
+    assert result.exit_code == 2, result.output[-2000:]
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: "), result.stderr
+
+
+def leftovers(folder: Path, expected: set[str]) -> set[str]:
+    """The names in `folder` other than `expected` (temporary files, half-written output)."""
+    return {p.name for p in Path(folder).iterdir()} - expected
+
+
+@pytest.fixture(scope="module")
+def no_spark():
+    """Any attempt to start Spark fails the test that made it (use with
+    `pytestmark = pytest.mark.usefixtures("no_spark")` after importing it)."""
+    import checker.spark_context
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a hostile-input test started Spark")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(checker.spark_context, "spark_context", refuse)
+        yield
