@@ -35,7 +35,10 @@ try:  # Ctrl-C while the command tree is built is one line too
         from checker import tradeoffs
         from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
                                              interruption_message)
+        from checker.commands.command import ReplcheckCommand, TidyErrors
+        from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds
         from checker.commands.paths import NonEmptyPath
+        from checker.file_roles import INPUT, OUTPUT, OWNED
         from checker.engines import ENGINES, SMALL
         from checker.master_url import master_problem
         from checker.weightings import WEIGHTINGS
@@ -98,7 +101,7 @@ def runs(target: str):
     return decorate
 
 
-class TraceGroup(click.Group):
+class TraceGroup(TidyErrors, click.Group):
     """`replcheck trace`, whose subcommands are declared in `checker.commands.trace` (their
     options name what `traces.render` offers, and it imports numba): loaded, with Ctrl-C held
     back, only when the group runs."""
@@ -171,18 +174,24 @@ def _local_directory(ctx, param, value: str | None) -> str | None:
     return str(path)
 
 
+MAX_MEMORY = 2**50
+"""The largest --memory-budget: a pebibyte, above any machine's memory (a task's visited set is
+kept in memory up to it)."""
+
+
 def _memory_size(ctx, param, value: str | None) -> int | None:
-    """--memory-budget: bytes, with an optional K, M, G or T suffix (powers of 1024)."""
+    """--memory-budget: bytes, with an optional K, M, G or T suffix (powers of 1024), at most
+    MAX_MEMORY."""
     if value is None:
         return None
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", value, re.IGNORECASE)
     if not match:
         raise UserError(f"--memory-budget {value!r} is not a size (for example 512M or 4G)")
     number, unit = float(match.group(1)), match.group(2).upper()
-    size = int(number * 1024 ** " KMGT".index(unit or " "))
-    if size <= 0:
-        raise UserError(f"--memory-budget {value!r} is not a positive size")
-    return size
+    size = number * 1024 ** " KMGT".index(unit or " ")
+    if not 1 <= size <= MAX_MEMORY:
+        raise UserError(f"--memory-budget {value!r} is not a size from 1 byte to {MAX_MEMORY // 2**50}P")
+    return int(size)
 
 
 def engine_options(func):
@@ -195,7 +204,7 @@ def engine_options(func):
 
 def spark_options(func):
     """--engine, --master, --partitions, --work-dir, and --progress."""
-    func = click.option("--progress", "progress_file", type=NonEmptyPath(dir_okay=False, path_type=Path),
+    func = click.option("--progress", "progress_file", type=NonEmptyPath(role=OUTPUT, dir_okay=False, path_type=Path),
                         default=None, metavar="FILE",
                         help="append each BFS level (states, frontier, rate, memory, projected end) to FILE as one "
                              "JSON object per line, for dashboards")(func)
@@ -238,7 +247,7 @@ def report_options(trace_help: str):
         func = click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")(func)
         func = click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
                             help="also render each kept trace (needs --trace-dir)")(func)
-        return click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+        return click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
                             help=trace_help)(func)
     return decorate
 
@@ -261,18 +270,21 @@ def _junit_target(ctx, param, value: Path | None) -> Path | None:
 def junit_option(func):
     """--junit FILE: also write the verdicts as a JUnit XML report (`checker.junit` says how
     each verdict maps onto a testcase), for CI servers."""
-    return click.option("--junit", type=NonEmptyPath(path_type=Path), default=None, metavar="FILE",
+    return click.option("--junit", type=NonEmptyPath(role=OUTPUT, path_type=Path), default=None, metavar="FILE",
                         callback=_junit_target,
                         help="also write a JUnit XML report to FILE for CI: one testcase per property checked (per "
                              "expectation for verify), a violated invariant (a surprise) as a failure; see "
                              "docs/ci.md")(func)
 
 
-class ReplcheckGroup(click.Group):
+class ReplcheckGroup(TidyErrors, click.Group):
     """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
     writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
     and SIGTERM handled the same way (exit 143). With --debug, the traceback behind a one-line
-    error is printed before it."""
+    error is printed before it. Its commands are `ReplcheckCommand`s: one value per
+    single-valued option, no output over an input, tidy errors."""
+
+    command_class = ReplcheckCommand
 
     def invoke(self, ctx):
         try:
@@ -296,10 +308,10 @@ def main(debug):
 
 def checkpoint_options(func):
     """--checkpoint-dir and --checkpoint-every."""
-    func = click.option("--checkpoint-every", type=click.FloatRange(min=0), default=60.0, show_default=True,
+    func = click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
                         metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds "
                                                 "(also at the end, and on Ctrl-C or SIGTERM)")(func)
-    return click.option("--checkpoint-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+    return click.option("--checkpoint-dir", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path), default=None,
                         help="keep the search's checkpoint here; if it already holds one of this same run, continue "
                              "from it (see `replcheck resume`)")(func)
 
@@ -309,8 +321,8 @@ def checkpoint_options(func):
 @click.option("--continue", "keep_going", is_flag=True,
               help="explore everything and report the shortest trace of every violated invariant and reached "
                    "witness")
-@click.option("--max-depth", type=click.IntRange(min=0), default=None, help="explore at most this many transitions")
-@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+@click.option("--max-depth", type=click.IntRange(0, MAX_COUNT), default=None, help="explore at most this many transitions")
+@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @junit_option
@@ -328,18 +340,18 @@ def check():
 
 @main.command()
 @model_options("walk")
-@click.option("--walks", type=int, default=None,
+@click.option("--walks", type=click.IntRange(1, MAX_COUNT), default=None,
               help="run this many walks (numbered from 0; default 10,000 unless --seconds is given)")
-@click.option("--seconds", type=float, default=None, help="run walks until this many seconds have passed")
+@click.option("--seconds", type=Seconds(), default=None, help="run walks until this many seconds have passed")
 @click.option("--max-depth", type=int, default=50, show_default=True, help="the most steps of one walk")
 @click.option("--swarm", is_flag=True, help="each walk leaves out a random subset of the action kinds (swarm testing)")
 @click.option("--weights", type=click.Choice(WEIGHTINGS), default="mixed", show_default=True,
               help="uniform: a walk draws an enabled action kind, then one of its steps, each alike; random: each "
                    "walk draws its own weight for each kind and each replica's steps of it; mixed: odd-numbered "
                    "walks random, even ones uniform")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="the simulation's seed: the same seed and --walks give the same walks on either engine")
-@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each shortened counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
               help="also draw each saved trace (needs --trace-dir)")
@@ -368,7 +380,7 @@ def simulate():
 @bound_options
 @click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant that tells them apart")
 @click.option("--explain", is_flag=True, help="say at which step the variants part, and by which rules")
-@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save the behaviour under A, a counterexample of A, here as <model>-<A>-vs-<B>-<invariant>.json, "
                    "and both variants' lanes, A above B, as <...>.pair.svg (--json gives both variants' states)")
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
@@ -391,13 +403,13 @@ def distinguish():
 
 
 @main.command()
-@click.argument("directory", type=NonEmptyPath(file_okay=False, path_type=Path))
-@click.option("--max-depth", type=click.IntRange(min=0), default=None,
+@click.argument("directory", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path))
+@click.option("--max-depth", type=click.IntRange(0, MAX_COUNT), default=None,
               help="explore at most this many transitions (default: the limit the run was started with)")
-@click.option("--trace-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
-@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=60.0, show_default=True,
+@click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
               metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
 @spark_options
 @runs("check:resume")
@@ -471,7 +483,7 @@ def tradeoffs_command():
 
 
 @main.command()
-@click.argument("file", type=NonEmptyPath(path_type=Path))
+@click.argument("file", type=NonEmptyPath(role=INPUT, path_type=Path))
 @runs("replay:replay")
 def replay():
     """Replay a published scenario step by step: LEO and HW of every replica after each step,
@@ -491,7 +503,7 @@ def trace():
 
 
 @main.command()
-@click.argument("manifest_file", metavar="MANIFEST", type=NonEmptyPath(path_type=Path))
+@click.argument("manifest_file", metavar="MANIFEST", type=NonEmptyPath(role=INPUT, path_type=Path))
 @junit_option
 @runs("verify:verify")
 def verify():

@@ -2,7 +2,8 @@
 
 Everything a user asked to keep (a trace, a picture, a checkpoint) is written to a temporary
 file in the target's directory, flushed to disk, and renamed over the target. Only a regular
-file is ever replaced: a device, FIFO, symlink or directory at the target is refused.
+file is ever replaced: a device, FIFO, symlink or directory at the target is refused, and so is
+a file the running command has read (`checker.file_roles`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from .file_roles import refuse_to_replace
+
 
 @contextmanager
 def atomic_output(path: Path) -> Iterator[BinaryIO]:
     """Yield a binary file that becomes `path` when the block ends without an error; on any
     error (Ctrl-C included) the temporary file is removed and `path` is left as it was.
-    OSError when `path` exists and is not a regular file."""
+    OSError when `path` exists and is not a regular file, or is a file this command read."""
     path = Path(path)
+    refuse_to_replace(path)
     if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
         raise OSError(errno.EEXIST, "it exists and is not a regular file, so it is not replaced")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -18,6 +18,7 @@ from typing import Sequence
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from .compile_notice import compiling, stderr_console, waiting_line
+from .file_roles import refuse_to_replace
 from .forecast import forecast
 from .interrupts import interruptions_deferred
 from .memory import resident_bytes
@@ -87,6 +88,8 @@ def level_progress(label: str, progress_file: Path | None = None, history: Seque
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     levels, samples = list(history), [None] * len(history)  # resident bytes after each level, where measured
+    if progress_file:
+        refuse_to_replace(progress_file)
     sink = os.open(progress_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if progress_file else None
     try:
         with progress:

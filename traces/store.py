@@ -22,6 +22,7 @@ from model.params import ModelError
 from model.registry import MODELS, build_model
 
 from checker.atomic_file import write_atomically
+from checker.file_roles import remember_read
 
 from .outcome import is_witness
 from .replay import ReplayError, verify_trace
@@ -202,7 +203,9 @@ def read_text_file(path: Path, what: str) -> str:
         if info.st_size > MAX_FILE_BYTES:
             raise UnreadableFile(what, path, f"{info.st_size:,} bytes, more than the "
                                              f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
-        return Path(path).read_bytes().decode("utf-8")
+        data = Path(path).read_bytes()
+        remember_read(path)
+        return data.decode("utf-8")
     except OSError as exc:
         raise UnreadableFile(what, path, exc.strerror or str(exc)) from None
     except UnicodeDecodeError:

@@ -3,6 +3,8 @@ line on stderr. Cheap to import: the command line raises these while it parses o
 
 from __future__ import annotations
 
+import re
+
 import click
 
 EXIT_VIOLATED = 1
@@ -11,16 +13,35 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
+MAX_WORD = 200
+"""The most characters of one word (a run without spaces) an error line shows: a path fits, a
+10 MB value someone passed is cut to its start."""
+MAX_MESSAGE = 1000
+"""The most characters of an error line."""
+
+
+def tidy(message: str) -> str:
+    """An error message fit for one terminal line: control characters escaped (a newline or an
+    escape sequence quoted from the input cannot break the line or reach the terminal), a word
+    longer than MAX_WORD cut to its start, and the whole cut at MAX_MESSAGE characters; each cut
+    says how long the text was."""
+    from traces.store import one_line
+
+    def cut(text: str, limit: int, keep: int) -> str:
+        return text if len(text) <= limit else f"{text[:keep]}... ({len(text):,} characters)"
+
+    message = re.sub(r"\S{%d,}" % (MAX_WORD + 1), lambda word: cut(word.group(), MAX_WORD, 60), one_line(message))
+    return cut(message, MAX_MESSAGE, MAX_MESSAGE - 40)
+
+
 class UserError(click.ClickException):
-    """Bad input: a one-line message on stderr and exit code 2 (a newline in a path or name it
-    quotes is escaped)."""
+    """Bad input: a one-line message on stderr and exit code 2 (`tidy`: a newline in a path or
+    name it quotes is escaped, an overlong value cut)."""
 
     exit_code = EXIT_USAGE
 
     def __init__(self, message: str):
-        from traces.store import one_line
-
-        super().__init__(one_line(message))
+        super().__init__(tidy(message))
 
 
 class Interrupted(click.ClickException):

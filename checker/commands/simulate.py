@@ -26,14 +26,8 @@ from .errors import EXIT_VIOLATED, UserError
 def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
              render_format, as_json, partitions, master, engine, junit=None, **bounds):
     """`replcheck simulate` (cli.py declares its options and help)."""
-    if walks is not None and walks < 1:
-        raise UserError(f"--walks must be at least 1, not {walks}")
-    if seconds is not None and not seconds > 0:
-        raise UserError(f"--seconds must be more than 0, not {seconds:g}")
     if not 1 <= max_depth <= 100_000:
         raise UserError(f"--max-depth must be from 1 to 100000, not {max_depth}")
-    if seed < 0:
-        raise UserError(f"--seed must be 0 or more, not {seed}")
     check_report_options(as_json, False, render_format, trace_dir)
     if walks is None and seconds is None:
         walks = 10_000

@@ -10,17 +10,19 @@ from pathlib import Path
 import click
 
 from checker.compile_notice import compile_notices
+from checker.file_roles import INPUT, OUTPUT, same_place
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
 from traces.store import TraceFileError, load_trace
 from traces.table import trace_table
+from .command import ReplcheckCommand
 from .common import default_output, render_or_fail, stdout_console
 from .errors import UserError
 from .paths import NonEmptyPath
 
 
-@click.command("show")
-@click.argument("file", type=NonEmptyPath(path_type=Path))
+@click.command("show", cls=ReplcheckCommand)
+@click.argument("file", type=NonEmptyPath(role=INPUT, path_type=Path))
 @click.option("--explain", is_flag=True, help="add a plain-language account of what happened")
 def trace_show(file, explain):
     """Print a trace as a step table: one row per step, one column per replica."""
@@ -37,17 +39,17 @@ def trace_show(file, explain):
                 console.print(f"- {line}", highlight=False)
 
 
-@click.command("render")
-@click.argument("file", type=NonEmptyPath(path_type=Path))
+@click.command("render", cls=ReplcheckCommand)
+@click.argument("file", type=NonEmptyPath(role=INPUT, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="output format")
 @click.option("--picture", type=click.Choice(PICTURES), default="lanes", show_default=True,
               help="svg/png: replica lanes, or the trace graph")
-@click.option("-o", "--output", type=NonEmptyPath(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=NonEmptyPath(role=OUTPUT, dir_okay=False, path_type=Path), default=None,
               help="output file (default: beside FILE, named by picture and format)")
 def trace_render(file, fmt, picture, output):
     """Render a trace: lanes picture (svg, png), trace graph (dot, graphml, json) or an HTML page."""
     out = output or default_output(Path(file), fmt, picture)
-    if out.resolve() == Path(file).resolve():
+    if same_place(out, Path(file)):
         raise UserError(f"{out} is the trace file itself: choose another output with -o")
     with compile_notices():
         render_or_fail(Path(file), fmt, out, picture)
