@@ -36,7 +36,7 @@ try:  # Ctrl-C while the command tree is built is one line too
         from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
                                              interruption_message)
         from checker.commands.command import ReplcheckCommand, TidyErrors
-        from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds
+        from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
         from checker.commands.paths import NonEmptyPath
         from checker.file_roles import INPUT, OUTPUT, OWNED
         from checker.engines import ENGINES, SMALL
@@ -321,7 +321,7 @@ def checkpoint_options(func):
 @click.option("--continue", "keep_going", is_flag=True,
               help="explore everything and report the shortest trace of every violated invariant and reached "
                    "witness")
-@click.option("--max-depth", type=click.IntRange(0, MAX_COUNT), default=None, help="explore at most this many transitions")
+@click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None, help="explore at most this many transitions")
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
@@ -340,7 +340,7 @@ def check():
 
 @main.command()
 @model_options("walk")
-@click.option("--walks", type=click.IntRange(1, MAX_COUNT), default=None,
+@click.option("--walks", type=WholeNumber(1, MAX_COUNT, "a 64-bit count"), default=None,
               help="run this many walks (numbered from 0; default 10,000 unless --seconds is given)")
 @click.option("--seconds", type=Seconds(), default=None, help="run walks until this many seconds have passed")
 @click.option("--max-depth", type=int, default=50, show_default=True, help="the most steps of one walk")
@@ -349,7 +349,7 @@ def check():
               help="uniform: a walk draws an enabled action kind, then one of its steps, each alike; random: each "
                    "walk draws its own weight for each kind and each replica's steps of it; mixed: odd-numbered "
                    "walks random, even ones uniform")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+@click.option("--seed", type=WholeNumber(0, MAX_SEED, "the walks' generator is 64-bit"), default=0, show_default=True,
               help="the simulation's seed: the same seed and --walks give the same walks on either engine")
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each shortened counterexample here as <model>-<variant>-<invariant>.json")
@@ -404,7 +404,7 @@ def distinguish():
 
 @main.command()
 @click.argument("directory", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path))
-@click.option("--max-depth", type=click.IntRange(0, MAX_COUNT), default=None,
+@click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None,
               help="explore at most this many transitions (default: the limit the run was started with)")
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
