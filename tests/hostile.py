@@ -46,7 +46,8 @@ def invoke(args: list[str]):
 
 
 def assert_documented_answer(result, codes: set[int], notices: bool = False) -> None:
-    """`result` exited with one of `codes`, through SystemExit or normally, with no traceback;
+    """`result` exited with one of `codes`, through SystemExit or normally, with no traceback
+    and no control character (an escape sequence from a file) in what it printed;
     exit 2 ends stderr with exactly one `Error: ...` line, preceded only by click's usage block
     (`Usage:`, the hint, an empty line) or, where `notices`, by the notices a search prints.
     Inside a property test the exit code is recorded for `pytest --hypothesis-show-statistics`."""
@@ -55,6 +56,8 @@ def assert_documented_answer(result, codes: set[int], notices: bool = False) -> 
     except InvalidArgument:  # a plain test
         pass
     assert "Traceback" not in result.output
+    shown = {c for c in result.output if not c.isprintable() and c != "\n"}
+    assert not shown, f"control characters reached the terminal: {shown}"
     assert result.exception is None or type(result.exception) is SystemExit, repr(result.exception)
     assert result.exit_code in codes, (result.exit_code, result.output[-2000:])
     if result.exit_code != 2:

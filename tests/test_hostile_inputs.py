@@ -81,9 +81,9 @@ def scenario_texts() -> Files:
 
 def json_values(max_leaves: int = 12):
     """Any JSON value (numbers of up to a few thousand digits, NaN and infinities included, as
-    Python's json module writes them)."""
+    Python's json module writes them; text with terminal escape sequences)."""
     scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12),
-                        st.sampled_from([10**4000, -10**4000, 2**63, -1, 0]))
+                        st.sampled_from([10**4000, -10**4000, 2**63, -1, 0, "\x1b[2J\x1b]0;title\x07", "a\rb"]))
     return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                          st.dictionaries(st.text(max_size=6), inner, max_size=4)),
                         max_leaves=max_leaves)
@@ -494,6 +494,18 @@ def test_a_path_with_a_newline_is_still_one_error_line(found, tmp_path, args):
     (tmp_path / "file").write_text("not a directory")
     (tmp_path / "t.json").write_text(found["spec-hw-strong-isr.json"])
     assert_one_error_line(invoke([a.format(folder=tmp_path, trace=tmp_path / "t.json") for a in args]))
+
+
+def test_an_escape_sequence_in_a_scenario_never_reaches_the_terminal(tmp_path):
+    doc = json.loads(S1.read_text())
+    doc["name"] += "\x1b[2J"
+    doc["steps"][0] = {"step": doc["steps"][0] if isinstance(doc["steps"][0], str) else doc["steps"][0]["step"],
+                       "note": "line one\nline two \x1b]0;title\x07"}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    result = invoke(["replay", str(path)])
+    assert_documented_answer(result, {0})
+    assert "\\x1b[2J" in result.stdout and "line two \\x1b]0;title\\x07" in result.stdout
 
 
 # --- limits -----------------------------------------------------------------------------------

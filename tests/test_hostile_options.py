@@ -190,3 +190,28 @@ def test_an_absurd_memory_budget_is_refused_naming_the_limit(size):
     result = invoke(["check", "--engine", "spark", "--model", "two-phase", "--memory-budget", size])
     assert_documented_answer(result, {2})
     assert "1P" in result.stderr or "not a size" in result.stderr
+
+
+def mostly(valid: list, bad: list):
+    """One of `valid` three times in four, else one of `bad`."""
+    return st.one_of(*[st.sampled_from(valid)] * 3, st.sampled_from(bad))
+
+
+@hostile(30)
+@given(data=st.data())
+def test_distinguish_answers_hostile_command_lines_as_documented(data):
+    """Variant pairs, invariants and bounds, now and then hostile (an escape sequence among
+    them): the documented answer, and no control character reaches the terminal."""
+    model = data.draw(mostly(["spec"], ["fetch", "two-phase", "", "s" * 5000]), label="model")
+    variants = data.draw(mostly(["hw,kip320", "kip101,kip320", " hw , kip320 "],
+                                [",", "hw", "hw,hw", "hw,kip320,kip101", "hw,", "\x1b[31m,hw", "hw," + "k" * 5000]),
+                         label="variants")
+    invariant = data.draw(mostly(["weak-isr", "strong-isr"], ["", "committed-survives", "nope", "weak-isr\n",
+                                                              "\x1b]0;title\x07"]), label="invariant")
+    replicas = data.draw(mostly(["2"], ["0", "8", "x", "-1"]), label="replicas")
+    bounds = ["--replicas", replicas, "--max-records", "1"] + (["--log-size", "1", "--max-epoch", "1"]
+                                                               if model == "fetch" else [])
+    result = invoke(["distinguish", "--engine", "local", "--model", model, "--variants", variants,
+                     "--invariant", invariant, *bounds])
+    assert_documented_answer(result, {0, 1, 2})
+    assert "\x1b" not in result.output and "\x07" not in result.output

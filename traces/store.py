@@ -54,6 +54,12 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def printable(text: str) -> str:
+    """`text` as the terminal may show it: as `one_line`, but line breaks kept (a note of several
+    lines), so that no escape sequence or other control character from a file reaches it."""
+    return "\n".join(one_line(line) for line in text.split("\n"))
+
+
 QUOTED_CHARACTERS = 40
 """The most characters of a user's value an error message quotes (`quoted`)."""
 

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from traces.scenario import first_failure, load_scenario, replay as run_replay
-from traces.store import TraceFileError
+from traces.store import TraceFileError, printable
 from .common import stdout_console
 from .errors import EXIT_VIOLATED, UserError
 
@@ -21,7 +21,8 @@ def replay(file):
         raise UserError(str(exc)) from None
     result = run_replay(scenario)
     model = scenario.model
-    table = Table(title=Text(f"{scenario.name}  ({scenario.source})"), title_justify="left", show_lines=False)
+    table = Table(title=Text(printable(f"{scenario.name}  ({scenario.source})")), title_justify="left",
+                  show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("step")
     lanes0 = model.lanes(result.states[0])
@@ -30,7 +31,7 @@ def replay(file):
     table.add_column("failing")
     for i, state in enumerate(result.states):
         text = "initial state" if i == 0 else model.describe_step(scenario.steps[i - 1][0], result.states[i - 1], state)
-        note = scenario.steps[i - 1][1] if i else ""
+        note = printable(scenario.steps[i - 1][1]) if i else ""
         lanes = model.lanes(state)
         step = Text(text)  # plain text: a scenario's notes quote logs such as [a@e0]
         if note:
