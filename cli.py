@@ -247,8 +247,8 @@ def report_options(trace_help: str):
         func = click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")(func)
         func = click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
                             help="also render each kept trace (needs --trace-dir)")(func)
-        return click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
-                            help=trace_help)(func)
+        return click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path),
+                            default=None, help=trace_help)(func)
     return decorate
 
 
@@ -311,8 +311,8 @@ def checkpoint_options(func):
     func = click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
                         metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds "
                                                 "(also at the end, and on Ctrl-C or SIGTERM)")(func)
-    return click.option("--checkpoint-dir", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path), default=None,
-                        help="keep the search's checkpoint here; if it already holds one of this same run, continue "
+    return click.option("--checkpoint-dir", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path),
+                        default=None, help="keep the search's checkpoint here; if it already holds one of this same run, continue "
                              "from it (see `replcheck resume`)")(func)
 
 
@@ -321,7 +321,8 @@ def checkpoint_options(func):
 @click.option("--continue", "keep_going", is_flag=True,
               help="explore everything and report the shortest trace of every violated invariant and reached "
                    "witness")
-@click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None, help="explore at most this many transitions")
+@click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None,
+              help="explore at most this many transitions")
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
