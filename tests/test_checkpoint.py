@@ -3,6 +3,7 @@ either engine, at any partition count, to exactly the result of an uninterrupted
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -18,7 +19,7 @@ import pytest
 
 from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
-from checker.checkpoint.snapshot import MANIFEST
+from checker.checkpoint.snapshot import MANIFEST, sealed
 from checker.local import explore
 from checker.symmetry_choice import choose_symmetry
 from conftest import run_cli
@@ -184,10 +185,24 @@ def test_a_checkpoint_of_another_run_is_refused_naming_the_difference(saved, cha
     assert result.stderr.count("\n") == 1 and f"({difference})" in result.stderr, result.stderr
 
 
+def _forge(directory: Path, edit) -> None:
+    """Change the manifest with `edit` (a function of its document) and seal it again, as a
+    forger would, so that the checks behind its SHA-256 see the change."""
+    manifest = json.loads((directory / MANIFEST).read_text())
+    edit(manifest)
+    (directory / MANIFEST).write_text(json.dumps(sealed(manifest)))
+
+
+def _forge_part(directory: Path, depth: int, arrays: dict) -> None:
+    """Write level `depth`'s part file anew with `arrays`, its SHA-256 in the manifest with it."""
+    part = directory / "levels" / f"{depth:08d}" / "part-00000.npz"
+    np.savez(part.open("wb"), **arrays)
+    digest = hashlib.sha256(part.read_bytes()).hexdigest()
+    _forge(directory, lambda manifest: manifest["level_digests"][depth].update({part.name: digest}))
+
+
 def test_a_checkpoint_of_other_model_sources_is_refused(saved):
-    manifest = json.loads((saved / MANIFEST).read_text())
-    manifest["identity"]["source"] = "0123456789abcdef"
-    (saved / MANIFEST).write_text(json.dumps(manifest))
+    _forge(saved, lambda manifest: manifest["identity"].update(source="0123456789abcdef"))
     result = run_cli("resume", str(saved), "--engine", "local")
     assert result.exit_code == 2
     assert "the model source changed since (digest 0123456789abcdef there" in result.stderr
@@ -203,23 +218,25 @@ def test_the_same_run_continues_its_checkpoint(saved):
 
 
 def _damage_manifest(directory: Path):
-    (directory / MANIFEST).write_text('{"format": "replcheck-checkpoint/1", "depth": "six"')
+    (directory / MANIFEST).write_text('{"format": "replcheck-checkpoint/2", "depth": "six"')
 
 
 def _foreign_manifest(directory: Path):
     (directory / MANIFEST).write_text('{"format": "something-else", "depth": 6}')
 
 
-def _wrong_depth(directory: Path):
+def _edit_manifest(directory: Path):
     manifest = json.loads((directory / MANIFEST).read_text())
-    manifest["depth"] = 9
+    manifest["exhausted"] = True
     (directory / MANIFEST).write_text(json.dumps(manifest))
+
+
+def _wrong_depth(directory: Path):
+    _forge(directory, lambda manifest: manifest.update(depth=9))
 
 
 def _no_frontier(directory: Path):
-    manifest = json.loads((directory / MANIFEST).read_text())
-    manifest["frontier"] = False
-    (directory / MANIFEST).write_text(json.dumps(manifest))
+    _forge(directory, lambda manifest: manifest.update(frontier=False, frontier_digests={}))
 
 
 def _truncate_a_level(directory: Path):
@@ -231,17 +248,22 @@ def _drop_a_level(directory: Path):
     (directory / "levels" / f"{4:08d}" / "part-00000.npz").unlink()
 
 
-def _foreign_level(directory: Path):
+def _edit_a_level(directory: Path):
     part = directory / "levels" / f"{2:08d}" / "part-00000.npz"
-    np.savez(part.open("wb"), fps=np.arange(3))
+    with np.load(part) as npz:
+        arrays = dict(npz)
+    arrays["codes"][0] += 1
+    np.savez(part.open("wb"), **arrays)
+
+
+def _foreign_level(directory: Path):
+    _forge_part(directory, 2, {"fps": np.arange(3)})
 
 
 def _scramble_parents(directory: Path):
-    part = directory / "levels" / f"{5:08d}" / "part-00000.npz"
-    with np.load(part) as npz:
+    with np.load(directory / "levels" / f"{5:08d}" / "part-00000.npz") as npz:
         arrays = dict(npz)
-    arrays["parents"] = arrays["parents"] + 1
-    np.savez(part.open("wb"), **arrays)
+    _forge_part(directory, 5, {**arrays, "parents": arrays["parents"] + 1})
 
 
 def _drop_the_frontier(directory: Path):
@@ -252,10 +274,12 @@ def _drop_the_frontier(directory: Path):
 @pytest.mark.parametrize("damage, words", [
     (_damage_manifest, "is damaged"),
     (_foreign_manifest, "it is not a replcheck checkpoint"),
+    (_edit_manifest, "its manifest is damaged (its SHA-256 does not match its content)"),
     (_wrong_depth, "its levels do not match its depth"),
     (_no_frontier, "it has no frontier to continue from"),
     (_truncate_a_level, "part-00000.npz is damaged"),
     (_drop_a_level, "level 4 has 0 of its 1 part files"),
+    (_edit_a_level, "levels/00000002/part-00000.npz is damaged (its SHA-256 is not the one its manifest records)"),
     (_foreign_level, "part-00000.npz is damaged (no parents array"),
     (_scramble_parents, "its journal names a parent it does not hold"),
     (_drop_the_frontier, "the frontier of depth 6 is missing"),

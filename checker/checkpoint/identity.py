@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from typing import Any
+
+NAME = re.compile(r"[A-Za-z0-9_.+-]{1,40}")
+"""A name or word in a manifest (a model, variant, invariant, parameter, setting, action kind,
+version, digest): short and plain, so that a message can show it as it is."""
 
 
 class CheckpointError(ValueError):
@@ -48,14 +53,31 @@ class RunIdentity:
 
     @classmethod
     def from_json(cls, doc: Any) -> "RunIdentity":
-        """Rebuild from `to_json`; CheckpointError when a field is missing or mistyped."""
-        kinds = {"model": str, "variant": (str, type(None)), "parameters": dict, "invariants": list,
-                 "symmetry": bool, "source": str, "version": str}
-        if not isinstance(doc, dict) or any(not isinstance(doc.get(k), t) for k, t in kinds.items()):
+        """Rebuild from `to_json`; CheckpointError when a field is missing, mistyped, or not a
+        plain name (see NAME), or the invariants are not up to 32 distinct names."""
+        kinds = {"model": is_name, "variant": lambda v: v is None or is_name(v), "parameters": _parameters,
+                 "invariants": _invariants, "symmetry": lambda v: type(v) is bool, "source": is_name,
+                 "version": is_name}
+        if not isinstance(doc, dict) or not all(valid(doc.get(k)) for k, valid in kinds.items()):
             raise CheckpointError("its run description is damaged")
-        if not all(isinstance(name, str) for name in doc["invariants"]):
-            raise CheckpointError("its list of invariants is damaged")
         return cls(**{**{k: doc[k] for k in kinds}, "invariants": tuple(doc["invariants"])})
+
+
+def is_name(value: Any) -> bool:
+    """Whether `value` is a plain name (see NAME)."""
+    return isinstance(value, str) and NAME.fullmatch(value) is not None
+
+
+def _invariants(value: Any) -> bool:
+    return isinstance(value, list) and len(value) <= 32 and all(map(is_name, value)) and len(set(value)) == len(value)
+
+
+def _parameters(value: Any) -> bool:
+    """Whether `value` is a model's parameters: up to 100 names, each with a plain value (none,
+    on/off, a 64-bit whole number or a name)."""
+    return isinstance(value, dict) and len(value) <= 100 and all(
+        is_name(k) and (v is None or type(v) is bool or is_name(v) or type(v) is int and -2**63 <= v < 2**63)
+        for k, v in value.items())
 
 
 def difference(saved: RunIdentity, asked: RunIdentity) -> str | None:

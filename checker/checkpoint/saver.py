@@ -55,6 +55,7 @@ class Saver:
             files.remove_levels_after(self.path, -1)
             files.remove_frontiers_except(self.path, None)
         self.committed = self.resumed.depth if self.resumed is not None else None
+        self.level_digests = self.resumed.level_digests if self.resumed is not None else []
         self.last_commit = time.monotonic()
 
     @property
@@ -80,12 +81,23 @@ class Saver:
 
     def commit(self, snapshot: Snapshot) -> None:
         """Make `snapshot` the checkpoint (its journal, and its frontier if it has one, are
-        saved), then drop frontiers it no longer needs. Ctrl-C waits until this is done."""
+        saved), with the SHA-256 of its part files, then drop frontiers it no longer needs.
+        Ctrl-C waits until this is done."""
         with interruptions_deferred():
+            snapshot = self.digested(snapshot)
             write_snapshot(self.path, snapshot)
             files.remove_frontiers_except(self.path, snapshot.depth if snapshot.frontier else None)
             files.remove_levels_after(self.path, snapshot.depth)
         self.committed, self.last_commit = snapshot.depth, time.monotonic()
+        self.level_digests = snapshot.level_digests
+
+    def digested(self, snapshot: Snapshot) -> Snapshot:
+        """`snapshot` with the SHA-256 of its part files: those of the levels committed before
+        as recorded then, the others (and the frontier's) read from the directory."""
+        kept = self.level_digests
+        levels = kept + [files.part_digests(self.path, "levels", d) for d in range(len(kept), snapshot.depth + 1)]
+        frontier = files.part_digests(self.path, "frontier", snapshot.depth) if snapshot.frontier else {}
+        return snapshot.with_digests(levels, frontier)
 
     def commit_interrupted(self, snapshot: Snapshot | None, save_frontier: Callable[[], None]) -> None:
         """On Ctrl-C or SIGTERM: save the last complete level's frontier (`save_frontier`) and
@@ -102,22 +114,27 @@ class Saver:
                 files.remove_frontier(self.path, snapshot.depth)
 
     def read_levels(self) -> list[files.LevelStates]:
-        """The journal of the resumed checkpoint, level by level; CheckpointError unless each
-        level's parents are states of the level before and the counts are the manifest's."""
-        levels = [files.read_level(self.path, d, n) for d, n in enumerate(self.resumed.parts)]
-        for depth, (level, stats) in enumerate(zip(levels, self.resumed.levels)):
+        """The journal of the resumed checkpoint, level by level; CheckpointError unless its part
+        files are those the manifest records, each level's parents are states of the level
+        before, the counts are the manifest's, and the states it names are in the journal."""
+        saved = self.resumed
+        levels = [files.read_level(self.path, d, n, saved.level_digests[d]) for d, n in enumerate(saved.parts)]
+        for depth, (level, stats) in enumerate(zip(levels, saved.levels)):
             if len(level.fps) != stats.new_states:
                 raise CheckpointError(f"level {depth} of its journal holds {len(level.fps):,} states, its manifest "
                                       f"says {stats.new_states:,}")
             parents = levels[depth - 1].fps if depth else level.fps
             if not np.isin(level.parents, parents).all():
                 raise CheckpointError("its journal names a parent it does not hold")
+        named = np.array([*saved.found.values(), *saved.broken.values()], np.int64)
+        if not np.isin(named, np.concatenate([level.fps for level in levels])).all():
+            raise CheckpointError("its manifest names a state its journal does not hold")
         return levels
 
     def read_frontier(self, width: int | None, last: files.LevelStates):
         """(fingerprints, states) of the resumed checkpoint's frontier; CheckpointError unless
         they are the states of its `last` level."""
-        fps, states = files.read_frontier(self.path, self.resumed.depth, width)
-        if len(fps) != len(last.fps) or not np.isin(fps, last.fps).all():
+        fps, states = files.read_frontier(self.path, self.resumed.depth, width, self.resumed.frontier_digests)
+        if not np.array_equal(np.sort(fps), np.sort(last.fps)):
             raise CheckpointError(f"its frontier is not the states of its level {self.resumed.depth}")
         return fps, states
