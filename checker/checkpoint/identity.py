@@ -58,7 +58,7 @@ class RunIdentity:
         kinds = {"model": is_name, "variant": lambda v: v is None or is_name(v), "parameters": _parameters,
                  "invariants": _invariants, "symmetry": lambda v: type(v) is bool, "source": is_name,
                  "version": is_name}
-        if not isinstance(doc, dict) or not all(valid(doc.get(k)) for k, valid in kinds.items()):
+        if not isinstance(doc, dict) or not all(k in doc and valid(doc[k]) for k, valid in kinds.items()):
             raise CheckpointError("its run description is damaged")
         return cls(**{**{k: doc[k] for k in kinds}, "invariants": tuple(doc["invariants"])})
 

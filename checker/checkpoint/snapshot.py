@@ -98,7 +98,7 @@ class Snapshot:
                  "parts": _list_of(lambda v: _count(v) and 0 < v <= 2**20), "frontier": _flag, "engine": is_name,
                  "level_digests": _list_of(_digests), "frontier_digests": _digests}
         for name, valid in kinds.items():
-            if not valid(doc.get(name)):
+            if name not in doc or not valid(doc[name]):
                 raise CheckpointError(f"its field {name!r} is missing or damaged")
         depth, parts = doc["depth"], doc["parts"]
         if not len(doc["levels"]) == len(parts) == len(doc["level_digests"]) == depth + 1:
