@@ -179,7 +179,9 @@ def saved(tmp_path):
     (["--model", "fetch"], "model spec there, fetch here"),
 ])
 def test_a_checkpoint_of_another_run_is_refused_naming_the_difference(saved, change, difference):
-    args = ["check", "--engine", "local", "--model", "spec", "--replicas", "2", *change, "--checkpoint-dir", str(saved)]
+    saved_run = [(option, value) for option, value in (("--model", "spec"), ("--replicas", "2")) if option not in change]
+    args = ["check", "--engine", "local", *(word for pair in saved_run for word in pair), *change,
+            "--checkpoint-dir", str(saved)]
     result = run_cli(*args)
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and f"({difference})" in result.stderr, result.stderr
