@@ -252,7 +252,7 @@ class SparkSearch:
         kernel = getattr(model, "kernel", None)
         if kernel is not None:
             from .kernel.symmetry import permutations
-            from .kernel.traces import Reducer, trace_to
+            from .kernel.traces import Reducer, journal_paths, trace_to
 
             reducer = Reducer(kernel, permutations(kernel.replicas, self.symmetry))
         representative = representative_of(model, self.symmetry) if kernel is None else None
@@ -263,7 +263,8 @@ class SparkSearch:
             path, breaking = paths[prop.name], prop.name in self.broken and prop.name not in self.found
             if kernel is not None:
                 bit = kernel.step_property_names.index(prop.name) if breaking else None
-                result.violations[prop.name] = trace_to(model, reducer, prop.name, path, bit)
+                with journal_paths(self.start != "fresh"):
+                    result.violations[prop.name] = trace_to(model, reducer, prop.name, path, bit)
             elif breaking:
                 result.violations[prop.name] = trace_ending_with_step(model, prop, path, key)
             else:

@@ -404,6 +404,15 @@ def test_a_part_file_with_other_values_is_refused(stopped, part, edit):
     assert_refused(resume(stopped), f"{kind}/{depth:08d}/part-00000.npz is damaged (its SHA-256 is not the one")
 
 
+def test_a_resealed_journal_of_other_action_codes_is_a_one_line_error(stopped):
+    """A forger who rewrites the journal's action codes and records their SHA-256: the path they
+    spell is not the model's, which the trace walk finds (it raised a RuntimeError)."""
+    part = level_part(stopped, 3, "levels")
+    edit_arrays(part, lambda a: a["codes"].__setitem__(slice(None), a["codes"] ^ 1))
+    reseal(stopped, part)
+    assert_refused(resume(stopped), "its journal records a path the model cannot take")
+
+
 def crafted_header(part: Path) -> None:
     """An .npz archive whose array header is an escape sequence 900 times over (numpy quoted
     all 7,000 characters of it in its error)."""

@@ -28,7 +28,7 @@ from .expansion import expand_all
 from .fingerprint import fingerprint
 from .steps import kind_of
 from .symmetry import permutations
-from .traces import Reducer, path_by_codes, trace_to
+from .traces import Reducer, journal_paths, path_by_codes, trace_to
 from .visited_set import VisitedSet
 
 NO_PARENT = np.uint32(0xFFFFFFFF)
@@ -280,14 +280,15 @@ class KernelSearch:
             root, codes = self.discovered.path(index)
             return path_by_codes(kernel, self.reducer, initials[root], codes)
 
-        for prop in self.properties:
-            if prop.name in self.found:
-                result.violations[prop.name] = trace_to(self.model, self.reducer, prop.name,
-                                                        fps_to(self.found[prop.name]))
-            elif prop.name in self.broken:
-                result.violations[prop.name] = trace_to(self.model, self.reducer, prop.name,
-                                                        fps_to(self.broken[prop.name]),
-                                                        kernel.step_property_names.index(prop.name))
+        with journal_paths(self.saver is not None and self.saver.resumed is not None):
+            for prop in self.properties:
+                if prop.name in self.found:
+                    result.violations[prop.name] = trace_to(self.model, self.reducer, prop.name,
+                                                            fps_to(self.found[prop.name]))
+                elif prop.name in self.broken:
+                    result.violations[prop.name] = trace_to(self.model, self.reducer, prop.name,
+                                                            fps_to(self.broken[prop.name]),
+                                                            kernel.step_property_names.index(prop.name))
         result.seconds = self.elapsed()
         return result
 

@@ -8,11 +8,31 @@ With symmetry off the representative is the state itself and this is plain repla
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from traces.trace import Step, Trace
 
+from ..checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
+
+
+class UnrealPath(RuntimeError):
+    """A stored path the model cannot walk: a recorded action that is not enabled, a fingerprint
+    no step reaches. A search never stores one; a damaged or forged checkpoint journal can."""
+
+
+@contextmanager
+def journal_paths(resumed: bool):
+    """Rebuild traces in the block; with `resumed` (the paths come in part from a checkpoint's
+    journal) a path the model cannot walk is the checkpoint's fault, a one-line CheckpointError."""
+    try:
+        yield
+    except UnrealPath as exc:
+        if not resumed:
+            raise
+        raise CheckpointError(f"its journal records a path the model cannot take ({exc})") from None
 
 
 class Reducer:
@@ -42,7 +62,7 @@ def path_by_codes(kernel, reducer: Reducer, initial: np.ndarray, codes: list[int
     for code in codes:
         nxt = dict(kernel.successor_rows(row)).get(code)
         if nxt is None:
-            raise RuntimeError(f"recorded action {kernel.action_value(code)} is not enabled on its path")
+            raise UnrealPath(f"recorded action {kernel.action_value(code)} is not enabled on its path")
         row = reducer.representative(nxt)
         fps.append(int(fingerprint(row)))
     return fps
@@ -54,7 +74,7 @@ def real_steps(kernel, reducer: Reducer, initial: np.ndarray, fps: list[int]) ->
     for target in fps[1:]:
         step = next(((code, nxt) for code, nxt in kernel.successor_rows(row) if reducer.fingerprint(nxt) == target), None)
         if step is None:
-            raise RuntimeError("a stored path has no real step to its next state")
+            raise UnrealPath("a stored path has no real step to its next state")
         steps.append(step)
         row = step[1]
     return steps
@@ -72,7 +92,7 @@ def breaking_step(kernel, row: np.ndarray, bit: int) -> tuple[int, np.ndarray]:
     for code, nxt in kernel.successor_rows(row):
         if kernel.search.broken_steps(row, code, nxt, kernel.layout, 1 << bit):
             return code, nxt
-    raise RuntimeError("no step breaks the step property from the end of its path")
+    raise UnrealPath("no step breaks the step property from the end of its path")
 
 
 def trace_to(model, reducer: Reducer, name: str, fps: list[int], breaking_bit: int | None = None) -> Trace:
