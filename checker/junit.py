@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 import xml.etree.ElementTree as ET
@@ -93,12 +94,27 @@ def _count(element: ET.Element, cases: list[ET.Element]) -> None:
     element.set("time", f"{sum(float(c.get('time', 0)) for c in cases):.3f}")
 
 
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""A character XML 1.0 cannot hold, even as a character reference: most control characters, a
+lone surrogate (from a path that is not UTF-8), U+FFFE and U+FFFF."""
+
+
+def _xml_text(text: str) -> str:
+    """`text` with each character XML 1.0 cannot hold written as its Python escape (an escape
+    character as `\\x1b`), so that a note or path holding one leaves the report valid XML."""
+    return _NOT_XML.sub(lambda char: repr(char.group())[1:-1], text)
+
+
 def document(suites: Iterable[ET.Element]) -> bytes:
     """The whole report: `<testsuites name="replcheck">` with the totals of its suites, as
-    UTF-8 XML with its declaration."""
+    UTF-8 XML with its declaration; every text and attribute passed through `_xml_text`."""
     root = ET.Element("testsuites", {"name": "replcheck"})
     root.extend(suites)
     _count(root, root.findall("testsuite/testcase"))
+    for element in root.iter():
+        if element.text is not None:
+            element.text = _xml_text(element.text)
+        element.attrib.update({key: _xml_text(value) for key, value in element.attrib.items()})
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 

@@ -164,6 +164,22 @@ def test_a_bad_file_is_one_line_naming_it(tmp_path, text, says):
     assert result.stderr.startswith(f"Error: {manifest}: ") and says in result.stderr
 
 
+SMALL = '[[expect]]\nmodel = "two-phase"\nbounds = { rms = 1 }\nproperty = "consistent"\noutcome = "holds"\n'
+"""A manifest of one expectation that holds, searched in a few milliseconds."""
+FOUND = SMALL.replace('"holds"', '"violated"')
+"""The same expectation stated wrongly (a surprise), so that its note goes into the report."""
+
+
+def test_a_note_with_an_escape_sequence_is_shown_escaped_and_the_report_stays_xml(tmp_path):
+    manifest, report = tmp_path / "note.toml", tmp_path / "report.xml"
+    manifest.write_text(FOUND + 'note = "\\u001b[31mRED\\u0000"\n')
+    result = run_cli("verify", str(manifest), "--junit", str(report))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\\x1b[31mRED\\x00" in result.stdout
+    failure = junit_counts_agree(report).find(".//failure")
+    assert failure.text.endswith("note: \\x1b[31mRED\\x00")
+
+
 @pytest.mark.parametrize("command", [
     ["check", "--model", "spec", "--engine", "local"],
     ["compare", "--model", "spec", "--engine", "local"],

@@ -13,6 +13,7 @@ from checker import junit as junit_xml
 from checker import manifest
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
+from traces.store import one_line
 from .common import stdout_console, write_junit
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
@@ -46,8 +47,10 @@ def verify(manifest_file, junit):
 def expectation_table(manifest_file: Path, answered) -> Table:
     """`verify`'s table: one row per expectation (`answered`: (expectation, the result of its
     search, ...) in manifest order) with its line, model, variant, bounds as written, property,
-    the expected and the found outcome, and a SURPRISE mark where they differ; notes last."""
-    table = Table(title=Text(f"{manifest_file}: expected against found (engine local)"), title_justify="left")
+    the expected and the found outcome, and a SURPRISE mark where they differ; notes last. The
+    path and the notes show control characters escaped, so no escape sequence reaches the terminal."""
+    table = Table(title=Text(f"{one_line(str(manifest_file))}: expected against found (engine local)"),
+                  title_justify="left")
     notes = any(e.note for e, _, _ in answered)
     columns = ("line", "model", "variant", "bounds", "property", "expected", "found", "") + (("note",) if notes else ())
     for column in columns:
@@ -59,6 +62,7 @@ def expectation_table(manifest_file: Path, answered) -> Table:
                       bounds_text(expectation.given) or "defaults", expectation.prop, expectation.expected,
                       manifest.found_text(*expectation.found(result)),
                       "[bold red]SURPRISE[/]" if surprised else "[green]as expected[/]",
-                      *([Text(expectation.note, style="dim")] if notes else []), style="red" if surprised else None)
+                      *([Text(one_line(expectation.note), style="dim")] if notes else []),
+                      style="red" if surprised else None)
     return table
 
