@@ -13,17 +13,22 @@ notices when a change to a model or to the checker changes a known result.
 
 Expectations with the same model, variant and bounds share one search, which checks all of
 their properties to the end (every shortest trace, every 'holds' proven exhaustively).
+
+A manifest is untrusted input: its size, its nesting (checked on the text, before TOML parses
+it), its steps and its notes are limited, and an error quotes at most the start of a bad value.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from traces.store import UnreadableFile, read_text_file
+from traces.store import MAX_STEPS, QUOTED_CHARACTERS, UnreadableFile, quoted, read_text_file
 
 KEYS = ("model", "variant", "bounds", "property", "outcome", "steps", "note")
 """The keys an [[expect]] entry may have."""
@@ -34,7 +39,29 @@ OUTCOMES = {False: ("holds", "violated"), True: ("reachable", "unreachable")}
 FOUND = ("violated", "reachable")
 """The outcomes that come with a shortest trace, whose length `steps` may state."""
 
+MAX_MANIFEST_BYTES = 2**20
+"""The largest manifest read (1 MiB): thousands of entries, far more than a CI job checks."""
+MAX_NESTING = 16
+"""The deepest a manifest may nest arrays and inline tables (an [[expect]] header is 2 deep,
+`bounds = { ... }` in an entry 1), and the most parts a dotted key (a.b.c) may have beyond its
+first: deeper nesting makes the TOML parser recurse, and its time and memory grow with the
+square of a key's parts (a key of 20,000 parts took it 4 seconds and 1.5 GB)."""
+MAX_NOTE_CHARACTERS = 1000
+"""The longest note an entry may have."""
+
 _HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]")
+_LEXEMES = re.compile("|".join([
+    r'"""(?:[^"\\]|\\[\s\S]?|"(?!""))*(?:"""(?:""?)?|\Z)',  # a multi-line basic string, closed or not
+    r"'''(?:[^']|'(?!''))*(?:'''(?:''?)?|\Z)",  # a multi-line literal string, closed or not
+    r'"(?:[^"\\\n]|\\.)*"?',  # a basic string, to its closing quote or its line's end
+    r"'[^'\n]*'?",  # a literal string, likewise
+    r"#[^\n]*",  # a comment
+    r"[\[\]{}=,\n]",  # what nests, and what ends a key
+    r"[^\s\"'#\[\]{}=,]+",  # a bare word: a key or its parts (a.b.c), a dot, a number, a date, true
+]))
+"""The lexemes of TOML text as far as nesting goes: strings and comments (skipped whole),
+brackets and braces, and the words and dots of a key. Each alternative matches whatever follows
+its first character, so no text makes the scan backtrack."""
 
 
 class ManifestError(ValueError):
@@ -97,18 +124,14 @@ def load(path: Path) -> list[Group]:
     answers them (model, variant and full bounds), in order of first appearance. ManifestError
     (one line, naming the file and the entry's line) for a missing or unreadable file, bad
     TOML, an unknown key, model, variant, bound or property, a bound out of range, settings the
-    model refuses, a property that does not apply to them, or an outcome or steps that cannot be."""
-    try:
-        text = read_text_file(Path(path), "manifest")
-    except UnreadableFile as exc:
-        raise ManifestError(f"{path}: cannot read it ({exc.reason})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"{path}: not valid TOML: {exc}") from None
+    model refuses, a property that does not apply to them, or an outcome or steps that cannot be;
+    and for a file past the limits: over MAX_MANIFEST_BYTES, nested deeper than MAX_NESTING, a
+    number too long to read, steps over MAX_STEPS, a note over MAX_NOTE_CHARACTERS."""
+    text = _text(path)
+    data = _toml(path, text)
     unknown = [k for k in data if k != "expect"]
     if unknown:
-        raise ManifestError(f"{path}: unknown top-level key {unknown[0]!r} (a manifest holds [[expect]] entries)")
+        raise ManifestError(f"{path}: unknown top-level key {quoted(unknown[0])} (a manifest holds [[expect]] entries)")
     entries = data.get("expect")
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
         raise ManifestError(f"{path}: no [[expect]] entries")
@@ -127,6 +150,72 @@ def load(path: Path) -> list[Group]:
         key = (expectation.model, expectation.variant, tuple(sorted(expectation.bounds.items())))
         by_search.setdefault(key, []).append((where, expectation))
     return [_group(members) for members in by_search.values()]
+
+
+def _text(path: Path) -> str:
+    """The manifest's text; ManifestError when it cannot be read or has more than
+    MAX_MANIFEST_BYTES (its size is checked before it is read, and again after, for a file
+    that grew meanwhile or one that gives no size, as in /proc)."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0  # read_text_file says why it cannot be read
+    if size <= MAX_MANIFEST_BYTES:
+        try:
+            text = read_text_file(Path(path), "manifest")
+        except UnreadableFile as exc:
+            raise ManifestError(f"{path}: cannot read it ({exc.reason})") from None
+        size = len(text.encode())
+        if size <= MAX_MANIFEST_BYTES:
+            return text
+    raise ManifestError(f"{path}: {size:,} bytes, more than the {MAX_MANIFEST_BYTES // 2**20} MiB a manifest may have")
+
+
+def _toml(path: Path, text: str) -> dict:
+    """The manifest's TOML document; ManifestError for text that is not TOML, nests deeper than
+    MAX_NESTING (refused before the parser sees it) or holds a whole number too long for Python
+    to read."""
+    line = _too_deep(text)
+    if line is not None:
+        raise ManifestError(f"{path} line {line}: arrays, inline tables or a dotted key nested more than "
+                            f"{MAX_NESTING} deep")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{path}: not valid TOML: {_toml_problem(exc)}") from None
+    except RecursionError:  # _too_deep leaves the parser no deep nesting; should one slip by
+        raise ManifestError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError:  # Python refuses to convert an integer of thousands of digits
+        raise ManifestError(f"{path}: not valid TOML: a whole number of more than {sys.get_int_max_str_digits():,} "
+                            "digits") from None
+
+
+def _too_deep(text: str) -> int | None:
+    """The line on which `text` first nests arrays and inline tables, or the parts of a dotted
+    key (a.b.c), more than MAX_NESTING deep (None if it never does): a scan of the text that
+    skips strings and comments, without parsing it."""
+    depth = dots = 0
+    for lexeme in _LEXEMES.finditer(text):
+        token = lexeme.group()
+        if token[0] in "[{":
+            depth += 1
+        elif token[0] in "]}":
+            depth = max(depth - 1, 0)
+        if token[0] not in "\"'":  # a string is one part of a key: its dots are no separators
+            dots = dots + token.count(".") if token[0] not in "[]{}=,\n#" else 0
+        if depth > MAX_NESTING or dots > MAX_NESTING:
+            return text.count("\n", 0, lexeme.start()) + 1
+    return None
+
+
+def _toml_problem(exc: tomllib.TOMLDecodeError) -> str:
+    """tomllib's message, what it quotes of the file (a key declared twice) cut to a short
+    prefix, and where: 'Cannot declare ('k...',) twice (at line 3, column 12)'."""
+    message = str(exc)
+    cut = message.rfind(" (at ")
+    what, where = (message[:cut], message[cut:]) if cut >= 0 else (message, "")
+    limit = 2 * QUOTED_CHARACTERS
+    return (what if len(what) <= limit else what[:limit] + "...") + where
 
 
 def _group(members: list[tuple[str, Expectation]]) -> Group:
@@ -152,16 +241,19 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
 
     unknown = [k for k in entry if k not in KEYS]
     if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+        raise ValueError(f"unknown key {quoted(unknown[0])} (known: {', '.join(KEYS)})")
     missing = [k for k in REQUIRED if k not in entry]
     if missing:
         raise ValueError(f"missing key {missing[0]!r}")
     for key in ("model", "variant", "property", "outcome", "note"):
         if key in entry and not isinstance(entry[key], str):
-            raise ValueError(f"{key} must be a string, got {entry[key]!r}")
+            raise ValueError(f"{key} must be a string, got {quoted(entry[key])}")
+    note = entry.get("note", "")
+    if len(note) > MAX_NOTE_CHARACTERS:
+        raise ValueError(f"note has {len(note):,} characters, more than the {MAX_NOTE_CHARACTERS:,} a note may have")
     kind = MODELS.get(entry["model"])
     if kind is None:
-        raise ValueError(f"unknown model {entry['model']!r} (choose from {', '.join(MODELS)})")
+        raise ValueError(f"unknown model {quoted(entry['model'])} (choose from {', '.join(MODELS)})")
     given = _bounds(kind, entry.get("bounds", {}))
     model = build_model(kind.name, entry.get("variant"), **given)  # ModelError: a ValueError
     prop = _property(kind.name, entry["property"])
@@ -169,14 +261,17 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
     choices = OUTCOMES[prop.witness]
     if outcome not in choices:
         what = "a witness" if prop.witness else "an invariant"
-        raise ValueError(f"outcome {outcome!r} for {prop.name}, {what}: choose {' or '.join(choices)}")
+        raise ValueError(f"outcome {quoted(outcome)} for {prop.name}, {what}: choose {' or '.join(choices)}")
     if steps is not None:
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be a whole number of 0 or more, got {steps!r}")
+            raise ValueError(f"steps must be a whole number of 0 or more, got {quoted(steps)}")
+        if steps > MAX_STEPS:
+            raise ValueError(f"steps must be at most {MAX_STEPS:,} (the longest trace replcheck reads), "
+                             f"got {quoted(steps)}")
         if outcome not in FOUND:
             raise ValueError(f"steps applies to outcome {' or '.join(FOUND)} (a shortest trace), not {outcome}")
     return Expectation(kind.name, model.variant, given, dict(model.parameters()), prop.name, outcome, steps,
-                       entry.get("note", ""), number, line)
+                       note, number, line)
 
 
 def _bounds(kind, bounds) -> dict[str, Any]:
@@ -184,7 +279,7 @@ def _bounds(kind, bounds) -> dict[str, Any]:
     checked against its parameter; flags take true/false or "on"/"off", choices a string or a
     number (acks = 1)."""
     if not isinstance(bounds, dict):
-        raise ValueError(f"bounds must be a table such as {{ replicas = 3 }}, got {bounds!r}")
+        raise ValueError(f"bounds must be a table such as {{ replicas = 3 }}, got {quoted(bounds)}")
     params = {p.key: p for p in kind.params}
     given = {}
     for name, value in bounds.items():
@@ -192,7 +287,7 @@ def _bounds(kind, bounds) -> dict[str, Any]:
         param = params.get(key)
         if param is None:
             known = ", ".join(p.name for p in kind.params) or "none"
-            raise ValueError(f"unknown bound {name!r} for model {kind.name} (its bounds: {known})")
+            raise ValueError(f"unknown bound {quoted(name)} for model {kind.name} (its bounds: {known})")
         if param.kind == "flag" and value in ("on", "off"):
             value = value == "on"
         elif param.kind == "choice" and isinstance(value, int) and not isinstance(value, bool):
@@ -207,5 +302,5 @@ def _property(model: str, name: str):
 
     known = invariants_for(model)
     if name not in known:
-        raise ValueError(f"unknown property {name!r} for model {model} (choose from {', '.join(known)})")
+        raise ValueError(f"unknown property {quoted(name)} for model {model} (choose from {', '.join(known)})")
     return known[name]

@@ -43,18 +43,27 @@ class Param:
         return {"flag": "on/off", "choice": "|".join(self.choices)}.get(self.kind, f"{self.minimum}..{self.maximum}")
 
     def check(self, value: Any) -> int | str | bool:
-        """`value` if it is allowed, else ModelError."""
+        """`value` if it is allowed, else ModelError (quoting at most the start of `value`: it
+        may come from a file, as a number thousands of digits long or a string of megabytes)."""
         if self.kind == "flag":
             if not isinstance(value, bool):
-                raise ModelError(f"--{self.name} is an on/off setting, got {value!r}")
+                raise ModelError(f"--{self.name} is an on/off setting, got {quoted(value)}")
         elif self.kind == "choice":
             if value not in self.choices:
-                raise ModelError(f"--{self.name} must be one of {', '.join(self.choices)}, got {value!r}")
+                raise ModelError(f"--{self.name} must be one of {', '.join(self.choices)}, got {quoted(value)}")
         elif not isinstance(value, int) or isinstance(value, bool):
-            raise ModelError(f"--{self.name} must be a whole number, got {value!r}")
+            raise ModelError(f"--{self.name} must be a whole number, got {quoted(value)}")
         elif not self.minimum <= value <= self.maximum:
-            raise ModelError(f"--{self.name} must be between {self.minimum} and {self.maximum}, got {value}")
+            raise ModelError(f"--{self.name} must be between {self.minimum} and {self.maximum}, got {quoted(value)}")
         return value
+
+
+def quoted(value: Any) -> str:
+    """`value` as an error message quotes it (`traces.store.quoted`: its start, on one line),
+    imported only when a message needs it, since traces.store imports the models."""
+    from traces.store import quoted as quote
+
+    return quote(value)
 
 
 def choice_param(name: str, default: str, choices, help: str) -> Param:

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any, Callable, Mapping
 
 from .fetch import bounds as fetch_bounds
-from .params import ModelError, Param, resolve
+from .params import ModelError, Param, quoted, resolve
 from .spec import bounds as spec_bounds
 from .two_phase import model as two_phase
 
@@ -92,5 +92,5 @@ def build_model(name: str, variant: str | None = None, ghost: bool = False, **gi
     elif not kind.variants:
         raise ModelError(f"model {name} has no variants")
     elif variant not in kind.variants:
-        raise ModelError(f"unknown variant {variant!r} for model {name} (choose from {', '.join(kind.variants)})")
+        raise ModelError(f"unknown variant {quoted(variant)} for model {name} (choose from {', '.join(kind.variants)})")
     return kind.build(variant, resolve(kind.params, given), ghost)

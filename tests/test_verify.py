@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from checker import manifest as manifest_module
 from conftest import run_cli
 
 HISTORY = Path(__file__).resolve().parents[1] / "examples" / "kafka-history.toml"
@@ -168,6 +169,39 @@ SMALL = '[[expect]]\nmodel = "two-phase"\nbounds = { rms = 1 }\nproperty = "cons
 """A manifest of one expectation that holds, searched in a few milliseconds."""
 FOUND = SMALL.replace('"holds"', '"violated"')
 """The same expectation stated wrongly (a surprise), so that its note goes into the report."""
+
+
+DEEP = " line 6: arrays, inline tables or a dotted key nested more than 16 deep"
+LONG = "... (500,000 characters)"
+
+
+@pytest.mark.parametrize("text, says", [
+    (SMALL.replace("rms = 1", "rms = " + "9" * 5000), ": not valid TOML: a whole number of more than 4,300 digits"),
+    (FOUND + "steps = " + "9" * 5000 + "\n", ": not valid TOML: a whole number of more than 4,300 digits"),
+    (SMALL + "note = " + "[" * 5000 + "]" * 5000 + "\n", DEEP),
+    (SMALL + "x = " + "[" * 100_000, DEEP),
+    (SMALL + "note." + ".".join(["a"] * 5000) + " = 1\n", DEEP),
+    (SMALL + "k" * 10_000_000 + " = 1\n", f": {len(SMALL) + 10_000_005:,} bytes, more than the 1 MiB a manifest may "
+                                          "have"),
+    (("[" + "k" * 500_000 + "]\n") * 2, ": not valid TOML: Cannot declare ('kkkk"),
+    (FOUND + "steps = 10001\n", " line 1: steps must be at most 10,000 (the longest trace replcheck reads), got 10001"),
+    (SMALL.replace("1 }", "0x" + "f" * 100_000 + " }"), " line 1: --rms must be between 1 and 10, got <int too large"),
+    (SMALL.replace("1 }", "[" + "1, " * 100_000 + "] }"), " line 1: --rms must be a whole number, got [1, 1, 1,"),
+    (SMALL + 'note = "' + "n" * 1001 + '"\n', " line 1: note has 1,001 characters, more than the 1,000 a note may "
+                                             "have"),
+    (SMALL + "k" * 500_000 + " = 1\n", " line 1: unknown key '" + "k" * 39 + LONG),
+    (SMALL + '"\\u001b[2J" = 1\n', " line 1: unknown key '\\x1b[2J'"),
+    (BASE.replace("hw", "v" * 500_000), " line 1: unknown variant '" + "v" * 39 + LONG),
+], ids=["huge-bound", "huge-steps", "deep-note", "unclosed-brackets", "long-dotted-key", "10-MB", "long-table-name",
+        "steps-past-traces", "huge-hex-bound", "long-array-bound", "long-note", "long-key", "escape-key", "long-variant"])
+def test_a_manifest_past_the_limits_is_one_short_line(tmp_path, text, says):
+    manifest = tmp_path / "huge.toml"
+    manifest.write_text(text)
+    with pytest.raises(manifest_module.ManifestError) as refused:
+        manifest_module.load(manifest)
+    assert str(refused.value).startswith(f"{manifest}{says}") and len(str(refused.value)) < 300
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 2 and result.stderr == f"Error: {refused.value}\n"
 
 
 def test_a_note_with_an_escape_sequence_is_shown_escaped_and_the_report_stays_xml(tmp_path):
