@@ -20,7 +20,6 @@ it), its steps and its notes are limited, and an error quotes at most the start 
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tomllib
@@ -28,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from traces.store import MAX_STEPS, QUOTED_CHARACTERS, UnreadableFile, quoted, read_text_file
+from traces.store import MAX_STEPS, UnreadableFile, read_text_file
+from traces.text import QUOTED_CHARACTERS, quoted
 
 KEYS = ("model", "variant", "bounds", "property", "outcome", "steps", "note")
 """The keys an [[expect]] entry may have."""
@@ -154,21 +154,11 @@ def load(path: Path) -> list[Group]:
 
 def _text(path: Path) -> str:
     """The manifest's text; ManifestError when it cannot be read or has more than
-    MAX_MANIFEST_BYTES (its size is checked before it is read, and again after, for a file
-    that grew meanwhile or one that gives no size, as in /proc)."""
+    MAX_MANIFEST_BYTES."""
     try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0  # read_text_file says why it cannot be read
-    if size <= MAX_MANIFEST_BYTES:
-        try:
-            text = read_text_file(Path(path), "manifest")
-        except UnreadableFile as exc:
-            raise ManifestError(f"{path}: cannot read it ({exc.reason})") from None
-        size = len(text.encode())
-        if size <= MAX_MANIFEST_BYTES:
-            return text
-    raise ManifestError(f"{path}: {size:,} bytes, more than the {MAX_MANIFEST_BYTES // 2**20} MiB a manifest may have")
+        return read_text_file(Path(path), "manifest", MAX_MANIFEST_BYTES)
+    except UnreadableFile as exc:
+        raise ManifestError(f"{path}: cannot read it ({exc.reason})") from None
 
 
 def _toml(path: Path, text: str) -> dict:

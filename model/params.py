@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from traces.text import quoted
+
 
 class ModelError(ValueError):
     """A model was asked for with something it cannot be: unknown name or variant, or a
@@ -56,14 +58,6 @@ class Param:
         elif not self.minimum <= value <= self.maximum:
             raise ModelError(f"--{self.name} must be between {self.minimum} and {self.maximum}, got {quoted(value)}")
         return value
-
-
-def quoted(value: Any) -> str:
-    """`value` as an error message quotes it (`traces.store.quoted`: its start, on one line),
-    imported only when a message needs it, since traces.store imports the models."""
-    from traces.store import quoted as quote
-
-    return quote(value)
 
 
 def choice_param(name: str, default: str, choices, help: str) -> Param:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Mapping
 
+from traces.text import quoted
+
 from .fetch import bounds as fetch_bounds
-from .params import ModelError, Param, quoted, resolve
+from .params import ModelError, Param, resolve
 from .spec import bounds as spec_bounds
 from .two_phase import model as two_phase
 

@@ -95,3 +95,19 @@ def no_spark():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(checker.spark_context, "spark_context", refuse)
         yield
+
+
+def places(doc, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a JSON document, as the keys and indexes that lead there (the root is ())."""
+    found = [prefix]
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for key, value in items:
+        found += places(value, prefix + (key,))
+    return found
+
+
+def at(doc, path: tuple):
+    """The value at `path` in `doc`."""
+    for key in path:
+        doc = doc[key]
+    return doc

@@ -28,7 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checker.checkpoint.snapshot import MANIFEST, sealed
-from hostile import assert_documented_answer, hostile, invoke, no_spark  # noqa: F401
+from hostile import assert_documented_answer, at, hostile, invoke, no_spark, places  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("no_spark")
 
@@ -97,22 +97,6 @@ def json_values():
     return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                          st.dictionaries(st.text(max_size=6), inner, max_size=3)),
                         max_leaves=6)
-
-
-def places(doc, prefix: tuple = ()) -> list[tuple]:
-    """Every place in a JSON document, as the keys and indexes that lead there (the root is ())."""
-    found = [prefix]
-    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
-    for key, value in items:
-        found += places(value, prefix + (key,))
-    return found
-
-
-def at(doc, path: tuple):
-    """The value at `path` in `doc`."""
-    for key in path:
-        doc = doc[key]
-    return doc
 
 
 def mutate_document(draw, doc):

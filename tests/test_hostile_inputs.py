@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hostile import assert_documented_answer, assert_one_error_line, hostile, invoke, leftovers, no_spark  # noqa: F401
+from hostile import (assert_documented_answer, assert_one_error_line, at, hostile, invoke, leftovers, no_spark,  # noqa: F401
+                     places)
 from invariants.registry import invariants_for
 from model.registry import MODELS
 from traces import render as render_module
@@ -89,25 +90,9 @@ def json_values(max_leaves: int = 12):
                         max_leaves=max_leaves)
 
 
-def paths(doc, prefix: tuple = ()) -> list[tuple]:
-    """Every place in a JSON document, as the keys and indexes that lead there (the root is ())."""
-    found = [prefix]
-    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
-    for key, value in items:
-        found += paths(value, prefix + (key,))
-    return found
-
-
-def at(doc, path: tuple):
-    """The value at `path` in `doc`."""
-    for key in path:
-        doc = doc[key]
-    return doc
-
-
 def replace_value(draw, doc):
     """Some value (possibly the whole document) replaced by any JSON value."""
-    path = draw(st.sampled_from(paths(doc)))
+    path = draw(st.sampled_from(places(doc)))
     value = draw(json_values())
     if not path:
         return value
@@ -117,7 +102,7 @@ def replace_value(draw, doc):
 
 def delete_value(draw, doc):
     """A key or list item deleted somewhere."""
-    places = paths(doc)[1:]
+    places = places(doc)[1:]
     if places:
         path = draw(st.sampled_from(places))
         del at(doc, path[:-1])[path[-1]]
@@ -127,7 +112,7 @@ def delete_value(draw, doc):
 def reorder_list(draw, doc):
     """Some list (the steps, a log, an ISR, an action) reversed, shuffled, cut, or an item of it
     dropped or duplicated."""
-    lists = [p for p in paths(doc) if isinstance(at(doc, p), list) and at(doc, p)]
+    lists = [p for p in places(doc) if isinstance(at(doc, p), list) and at(doc, p)]
     if not lists:
         return doc
     items = at(doc, draw(st.sampled_from(lists)))
@@ -150,7 +135,7 @@ def rename(draw, doc):
     """A model, variant, invariant or action name swapped for another real one or any text."""
     names = st.one_of(st.sampled_from(sorted(MODELS) + VARIANT_NAMES + INVARIANT_NAMES + ACTION_NAMES),
                       st.text(max_size=8))
-    places = [p for p in paths(doc) if p and isinstance(at(doc, p), str)
+    places = [p for p in places(doc) if p and isinstance(at(doc, p), str)
               and (p[-1] in ("model", "variant", "invariant", "violated") or p[-2:-1] == ("action",))]
     if places:
         path = draw(st.sampled_from(places))
@@ -161,8 +146,8 @@ def rename(draw, doc):
 def change_number(draw, doc):
     """A whole number somewhere (a bound, a replica id, an epoch, an action's argument) nudged,
     negated or made huge; or an action given one argument more or fewer."""
-    numbers = [p for p in paths(doc) if p and type(at(doc, p)) is int]
-    actions = [p for p in paths(doc) if p and p[-1] == "action" and isinstance(at(doc, p), list)]
+    numbers = [p for p in places(doc) if p and type(at(doc, p)) is int]
+    actions = [p for p in places(doc) if p and p[-1] == "action" and isinstance(at(doc, p), list)]
     if actions and draw(st.booleans()):
         action = at(doc, draw(st.sampled_from(actions)))
         if len(action) > 1 and draw(st.booleans()):

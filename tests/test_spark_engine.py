@@ -233,7 +233,7 @@ def test_a_tiny_memory_budget_spills_to_disk_and_gives_the_exact_answer(sc, tmp_
 @pytest.mark.parametrize("args, words", [
     (["--memory-budget", "1K"], "--memory-budget 1,024 bytes is below the least a task's visited set needs"),
     (["--memory-budget", "lots"], "--memory-budget 'lots' is not a size"),
-    (["--memory-budget", "0"], "is not a positive size"),
+    (["--memory-budget", "0"], "is not a size from 1 byte to 1P"),
     (["--memory-budget", "1G", "--engine", "local"], "--memory-budget applies to --engine spark"),
 ])
 def test_a_bad_memory_budget_is_a_one_line_error(args, words):

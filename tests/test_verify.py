@@ -181,8 +181,8 @@ LONG = "... (500,000 characters)"
     (SMALL + "note = " + "[" * 5000 + "]" * 5000 + "\n", DEEP),
     (SMALL + "x = " + "[" * 100_000, DEEP),
     (SMALL + "note." + ".".join(["a"] * 5000) + " = 1\n", DEEP),
-    (SMALL + "k" * 10_000_000 + " = 1\n", f": {len(SMALL) + 10_000_005:,} bytes, more than the 1 MiB a manifest may "
-                                          "have"),
+    (SMALL + "k" * 10_000_000 + " = 1\n", f": cannot read it ({len(SMALL) + 10_000_005:,} bytes, more than the 1 MiB "
+                                          "a manifest file may have)"),
     (("[" + "k" * 500_000 + "]\n") * 2, ": not valid TOML: Cannot declare ('kkkk"),
     (FOUND + "steps = 10001\n", " line 1: steps must be at most 10,000 (the longest trace replcheck reads), got 10001"),
     (SMALL.replace("1 }", "0x" + "f" * 100_000 + " }"), " line 1: --rms must be between 1 and 10, got <int too large"),

@@ -26,6 +26,7 @@ from checker.file_roles import remember_read
 
 from .outcome import is_witness
 from .replay import ReplayError, verify_trace
+from .text import one_line
 from .trace import Step, Trace
 
 FORMAT = "replcheck-trace/1"
@@ -46,39 +47,6 @@ class TraceFileError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(one_line(message))
-
-
-def one_line(text: str) -> str:
-    """`text` with every unprintable character (newline, carriage return, escape, other control
-    and separator characters) written as its Python escape, so it prints as one line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def printable(text: str) -> str:
-    """`text` as the terminal may show it: as `one_line`, but line breaks kept (a note of several
-    lines), so that no escape sequence or other control character from a file reaches it."""
-    return "\n".join(one_line(line) for line in text.split("\n"))
-
-
-QUOTED_CHARACTERS = 40
-"""The most characters of a user's value an error message quotes (`quoted`)."""
-
-
-def quoted(value: Any, limit: int = QUOTED_CHARACTERS) -> str:
-    """`value` as an error message quotes it: its repr, control characters escaped (so it prints
-    as one line and no escape sequence reaches the terminal), cut to its first `limit`
-    characters with a note of how long the value was. A value nested too deeply to repr, or an
-    integer too long to write out, is named by its type."""
-    size = len(value) if isinstance(value, str) else None
-    if size is not None and size > 4 * limit:  # no need to copy 10 MB to show 40 characters
-        value = value[:4 * limit]
-    try:
-        text = one_line(repr(value))
-    except (RecursionError, ValueError):  # nested thousands deep; an int of thousands of digits
-        return f"<{type(value).__name__} too large to show>"
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({size if size is not None else len(text):,} characters)"
 
 
 def trace_to_json(trace: Trace, model) -> dict[str, Any]:
@@ -198,18 +166,25 @@ class UnreadableFile(TraceFileError):
         self.reason = one_line(reason)
 
 
-def read_text_file(path: Path, what: str) -> str:
+def read_text_file(path: Path, what: str, limit: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of the regular file `path` (a `what` file: trace, scenario, manifest), or
     UnreadableFile with a one-line reason: unreadable, not a regular file (a device or FIFO
-    would be read forever), too large, or not UTF-8."""
+    would be read forever), more than `limit` bytes (by its size, or by what was read: a file
+    that grows meanwhile, or one that states no size, as in /proc), or not UTF-8."""
+    def too_large(size: int | None) -> UnreadableFile:
+        stated = f"{size:,} bytes, " if size is not None else ""
+        return UnreadableFile(what, path, f"{stated}more than the {limit / 2**20:g} MiB a {what} file may have")
+
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile(what, path, "not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise UnreadableFile(what, path, f"{info.st_size:,} bytes, more than the "
-                                             f"{MAX_FILE_BYTES // 2**20} MiB a {what} file may have")
-        data = Path(path).read_bytes()
+        if info.st_size > limit:
+            raise too_large(info.st_size)
+        with open(path, "rb") as file:
+            data = file.read(limit + 1)
+        if len(data) > limit:
+            raise too_large(None)
         remember_read(path)
         return data.decode("utf-8")
     except OSError as exc:

@@ -25,7 +25,7 @@ from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
-from traces.store import quoted
+from traces.text import quoted
 from ..atomic_file import atomic_output
 from .identity import CheckpointError
 

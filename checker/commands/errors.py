@@ -25,7 +25,7 @@ def tidy(message: str) -> str:
     escape sequence quoted from the input cannot break the line or reach the terminal), a word
     longer than MAX_WORD cut to its start, and the whole cut at MAX_MESSAGE characters; each cut
     says how long the text was."""
-    from traces.store import one_line
+    from traces.text import one_line
 
     def cut(text: str, limit: int, keep: int) -> str:
         return text if len(text) <= limit else f"{text[:keep]}... ({len(text):,} characters)"

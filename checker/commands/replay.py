@@ -8,7 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from traces.scenario import first_failure, load_scenario, replay as run_replay
-from traces.store import TraceFileError, printable
+from traces.store import TraceFileError
+from traces.text import printable
 from .common import stdout_console
 from .errors import EXIT_VIOLATED, UserError
 

@@ -13,7 +13,7 @@ from checker import junit as junit_xml
 from checker import manifest
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
-from traces.store import one_line
+from traces.text import one_line
 from .common import stdout_console, write_junit
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
