@@ -31,6 +31,11 @@ SCALE = int(os.environ.get("REPLCHECK_HOSTILE_SCALE", "1"))
 docstring); above 1 the examples are random rather than the suite's fixed ones."""
 
 
+MAX_ERROR_LINE = 1_100
+"""The longest line stderr may have: an error line is cut at 1,000 characters (a value in it is
+quoted by its start), plus the `Error: ` before it."""
+
+
 def hostile(examples: int) -> settings:
     """Hypothesis settings for these tests: `examples` examples (times SCALE), the same ones on
     every run of the suite (so CI is deterministic), no deadline (a render takes a while),
@@ -47,7 +52,8 @@ def invoke(args: list[str]):
 
 def assert_documented_answer(result, codes: set[int], notices: bool = False) -> None:
     """`result` exited with one of `codes`, through SystemExit or normally, with no traceback
-    and no control character (an escape sequence from a file) in what it printed;
+    and no control character (an escape sequence from a file) in what it printed, nor a stderr
+    line longer than MAX_ERROR_LINE;
     exit 2 ends stderr with exactly one `Error: ...` line, preceded only by click's usage block
     (`Usage:`, the hint, an empty line) or, where `notices`, by the notices a search prints.
     Inside a property test the exit code is recorded for `pytest --hypothesis-show-statistics`."""
@@ -58,6 +64,8 @@ def assert_documented_answer(result, codes: set[int], notices: bool = False) -> 
     assert "Traceback" not in result.output
     shown = {c for c in result.output if not c.isprintable() and c != "\n"}
     assert not shown, f"control characters reached the terminal: {shown}"
+    longest = max((len(line) for line in result.stderr.splitlines()), default=0)
+    assert longest <= MAX_ERROR_LINE, f"a stderr line of {longest:,} characters: {result.stderr[:300]}"
     assert result.exception is None or type(result.exception) is SystemExit, repr(result.exception)
     assert result.exit_code in codes, (result.exit_code, result.output[-2000:])
     if result.exit_code != 2:

@@ -80,11 +80,31 @@ def scenario_texts() -> Files:
 
 # --- mutations --------------------------------------------------------------------------------
 
+HOSTILE_TEXT = ["\x1b[2J\x1b]0;title\x07", "a\rb", "\u202egnp.", "v" * 100_000]
+"""Text a file may hold: escape sequences, a carriage return, a right-to-left override, 100,000
+characters (an error line quotes only its start)."""
+
+
+def replace_text(draw, doc):
+    """Some text (a name, a note, a key) replaced by hostile text."""
+    texts = [p for p in places(doc) if p and isinstance(at(doc, p), str)]
+    keys = [p for p in places(doc) if isinstance(at(doc, p), dict) and at(doc, p)]
+    text = draw(st.sampled_from(HOSTILE_TEXT))
+    if keys and (not texts or draw(st.booleans())):
+        table = at(doc, draw(st.sampled_from(keys)))
+        key = draw(st.sampled_from(sorted(table)))
+        table[text] = table.pop(key)
+    elif texts:
+        path = draw(st.sampled_from(texts))
+        at(doc, path[:-1])[path[-1]] = text
+    return doc
+
+
 def json_values(max_leaves: int = 12):
     """Any JSON value (numbers of up to a few thousand digits, NaN and infinities included, as
     Python's json module writes them; text with terminal escape sequences)."""
     scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12),
-                        st.sampled_from([10**4000, -10**4000, 2**63, -1, 0, "\x1b[2J\x1b]0;title\x07", "a\rb"]))
+                        st.sampled_from([10**4000, -10**4000, 2**63, -1, 0, *HOSTILE_TEXT]))
     return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                          st.dictionaries(st.text(max_size=6), inner, max_size=4)),
                         max_leaves=max_leaves)
@@ -102,9 +122,9 @@ def replace_value(draw, doc):
 
 def delete_value(draw, doc):
     """A key or list item deleted somewhere."""
-    places = places(doc)[1:]
-    if places:
-        path = draw(st.sampled_from(places))
+    spots = places(doc)[1:]
+    if spots:
+        path = draw(st.sampled_from(spots))
         del at(doc, path[:-1])[path[-1]]
     return doc
 
@@ -135,10 +155,10 @@ def rename(draw, doc):
     """A model, variant, invariant or action name swapped for another real one or any text."""
     names = st.one_of(st.sampled_from(sorted(MODELS) + VARIANT_NAMES + INVARIANT_NAMES + ACTION_NAMES),
                       st.text(max_size=8))
-    places = [p for p in places(doc) if p and isinstance(at(doc, p), str)
+    spots = [p for p in places(doc) if p and isinstance(at(doc, p), str)
               and (p[-1] in ("model", "variant", "invariant", "violated") or p[-2:-1] == ("action",))]
-    if places:
-        path = draw(st.sampled_from(places))
+    if spots:
+        path = draw(st.sampled_from(spots))
         at(doc, path[:-1])[path[-1]] = draw(names)
     return doc
 
@@ -161,7 +181,7 @@ def change_number(draw, doc):
     return doc
 
 
-MUTATIONS = [replace_value, delete_value, reorder_list, rename, change_number]
+MUTATIONS = [replace_value, delete_value, reorder_list, rename, change_number, replace_text]
 
 
 @st.composite
