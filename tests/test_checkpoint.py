@@ -341,3 +341,12 @@ def test_files_written_after_the_last_checkpoint_are_dropped_on_resume(saved):
     Saver(saved, RunIdentity.of(model, invariants, symmetry), 60, stop_at_first=False, max_depth=None)
     assert not stray.exists() and not (saved / "frontier" / f"{7:08d}").exists()
     assert os.listdir(saved / "frontier") == [f"{6:08d}"]
+
+
+def test_a_checkpoint_of_an_older_format_says_another_version_wrote_it(saved):
+    manifest = json.loads((saved / MANIFEST).read_text())
+    manifest["format"] = "replcheck-checkpoint/1"
+    (saved / MANIFEST).write_text(json.dumps(manifest))
+    result = run_cli("resume", str(saved), "--engine", "local")
+    assert result.exit_code == 2
+    assert "another replcheck version wrote it (format replcheck-checkpoint/1; this one reads " in result.stderr

@@ -87,6 +87,9 @@ class Snapshot:
         it changed since its run wrote it (its SHA-256 does not match), or (a forged one) a field
         is of the wrong kind or out of range, or its figures do not add up."""
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            written = doc.get("format") if isinstance(doc, dict) else None
+            if isinstance(written, str) and re.fullmatch(r"replcheck-checkpoint/[0-9]{1,4}", written):
+                raise CheckpointError(f"another replcheck version wrote it (format {written}; this one reads {FORMAT})")
             raise CheckpointError(f"it is not a replcheck checkpoint (format {FORMAT})")
         if _nested_deeper(doc, NESTING):
             raise CheckpointError("its manifest is damaged (nested too deeply)")
