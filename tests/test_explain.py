@@ -99,9 +99,9 @@ SCENARIOS = {
     # shutdown (step 9) and is re-elected as the ISR's last member (step 12).
     "S9a-kip320-last-replica-standing": (C.LAST_REPLICA_STANDING, 9, (8, 12)),
     "S9b-kip966-elr-keeps-committed": None,
-    # a@e0 committed on r1 and r2 (step 9); r1 loses it in a crash (step 10), restarts unnoticed and
-    # is re-elected from the ISR {r1, r2} (step 12).
-    "S9c-kafka37-unclean-restart-re-elected": (C.UNCLEAN_RESTART_RE_ELECTED, 10, (9, 12)),
+    # a@e0 committed on r1 and r2 (step 10); the ISR shrinks to r1 (step 11), r1 loses a in a crash
+    # (step 12) and is re-elected as the ISR's last member (step 15).
+    "S9c-kafka37-last-replica-standing-after-isr-shrink": (C.LAST_REPLICA_STANDING, 12, (10, 15)),
     # Producer retries, max.in.flight 2: r1 refuses b (step 7, ISR below min.insync); the producer sends
     # c (step 15), r1 appends it (step 16), b is retried (step 17) and appended behind c (step 18).
     "S8a-retries-reorder": (C.RETRY_BEHIND_LATER_RECORD, 18, (7, 15, 16, 17)),

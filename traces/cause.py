@@ -20,7 +20,6 @@ class Cause(str, Enum):
     EPOCH_LOOKUP_ABOVE_DIVERGENCE = "epoch-lookup-above-divergence"
     UNFLUSHED_TAIL_LOST_IN_CRASH = "unflushed-tail-lost-in-crash"
     LAST_REPLICA_STANDING = "last-replica-standing"
-    UNCLEAN_RESTART_RE_ELECTED = "unclean-restart-re-elected"
     UNCLEAN_ELECTION = "unclean-election"
     ACKED_BEFORE_REPLICATED = "acked-before-replicated"
     NEW_LEADER_HW_BEHIND = "new-leader-hw-behind"

@@ -24,15 +24,12 @@ Cause kinds, and the culprit steps each one names:
   a later one, above the offset where the logs part. Culprits as for the previous kind.
 - `unflushed-tail-lost-in-crash`: a crash dropped records not yet flushed (flush=async).
   Culprit: the step that committed (or acknowledged) the record while it had no other copy.
-- `last-replica-standing` (KIP-966's motivation): the leader, alone in an ISR below
-  min.insync.replicas, advanced its HW over a record only it was known to hold, lost it in an
-  unclean shutdown (flush=async), and was re-elected as the last ISR member. Culprits: that
-  commitment and the re-election. Kafka 3.7's strict min-ISR rule refuses the commitment.
-- `unclean-restart-re-elected`: the leader lost a committed record in an unclean shutdown,
-  restarted before the controller noticed its death, and the controller, unable to tell a
-  clean restart from an unclean one, re-elected it from the ISR although another member held
-  the record. Culprits: the commitment and the re-election. KIP-966's registration tells the
-  controller, which removes the replica from the ISR.
+- `last-replica-standing` (KIP-966's motivation): the leader lost a committed record in an
+  unclean shutdown (flush=async) and was re-elected as the last ISR member. Either it had
+  committed the record alone in an ISR below min.insync.replicas (before Kafka 3.7, whose
+  strict min-ISR rule refuses that commitment), or the record was committed with the ISR at
+  min.insync.replicas and the ISR then shrank to the leader (the story KIP-966's eligible
+  leader replicas answer). Culprits: that commitment and the re-election.
 - `unclean-election`: the controller elected a replica outside the ISR. Culprit: the step at
   which the record was committed without that replica.
 - `acked-before-replicated`: with acks=1 the leader acknowledged a write no follower had, then
@@ -133,22 +130,20 @@ def _lost(trail: Trail, r: int, offset: int, record, k: int) -> Diagnosis | None
 
 
 def _crash_loss(trail: Trail, damage: Damage, commit: Culprit | None) -> Diagnosis:
-    """Replica r lost a committed record's unflushed copy in a crash: if r was then re-elected,
-    as the last ISR member after committing alone (Last Replica Standing) or from an ISR with
-    another holder after a restart the controller never noticed as a death, say which."""
+    """Replica r lost a committed record's unflushed copy in a crash: if r was then re-elected
+    after committing alone in an ISR below min.insync.replicas, or (with min.insync.replicas
+    above 1, a promise of more than one copy) as the ISR's last member, it is Last Replica
+    Standing."""
     views, r, n = trail.views, damage.replica, len(trail.views) - 1
     elected = history.election(views, r, n)
     if commit is None or elected is None or elected < damage.step or views[n].true_leader() != r:
         return trail.found(Cause.UNFLUSHED_TAIL_LOST_IN_CRASH, damage, [commit], commit)
     election = Culprit(elected, "election", r, epoch=views[elected].epoch)
     at_commit = views[commit.step]
-    if len(list(members(at_commit.replicas[commit.replica].isr))) < trail.trace.bounds.get("min_insync_replicas", 1):
+    minimum = trail.trace.bounds.get("min_insync_replicas", 1)
+    alone_at_commit = len(list(members(at_commit.replicas[commit.replica].isr))) < minimum
+    if alone_at_commit or (minimum > 1 and list(members(views[elected].isr)) == [r]):
         return trail.found(Cause.LAST_REPLICA_STANDING, damage, [commit, election], commit)
-    noticed = any(trail.action(k)[:2] == ("ControllerNoticeFailure", r) for k in range(damage.step + 1, elected + 1))
-    holders = [x for x in members(views[elected - 1].isr)
-               if x != r and holds_at(views[elected - 1], x, damage.offset, damage.record)]
-    if not noticed and holders and trail.action(elected)[0] == "ControllerNoticeRestart":
-        return trail.found(Cause.UNCLEAN_RESTART_RE_ELECTED, damage, [commit, election], commit)
     return trail.found(Cause.UNFLUSHED_TAIL_LOST_IN_CRASH, damage, [commit], commit)
 
 

@@ -7,6 +7,7 @@ trace is no counterexample: its account says where the witness is reached and wh
 from __future__ import annotations
 
 from invariants.registry import invariants_for
+from model.spec.state import members
 from model.spec.words import isr_text, record_letter, record_name
 from model.spec.words import replica_name as name
 
@@ -24,8 +25,6 @@ TITLES = {
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: "an unflushed log tail lost in a crash",
     Cause.LAST_REPLICA_STANDING: "the last ISR member lost committed records in an unclean shutdown and was "
                                  "re-elected (Last Replica Standing)",
-    Cause.UNCLEAN_RESTART_RE_ELECTED: "a leader lost committed records in an unclean shutdown and was re-elected "
-                                      "before the controller knew it had died",
     Cause.UNCLEAN_ELECTION: "an unclean leader election",
     Cause.ACKED_BEFORE_REPLICATED: "a write acknowledged with acks=1 before any follower had it",
     Cause.NEW_LEADER_HW_BEHIND: "a new leader whose HW is behind the one consumers have seen",
@@ -186,42 +185,37 @@ def _unflushed(d: Diagnosis, page: Page) -> list[str]:
 
 
 def _last_standing(d: Diagnosis, page: Page) -> list[str]:
-    """KIP-966's Last Replica Standing: a leader alone in a short ISR commits, crashes uncleanly
-    and comes back as the only electable replica."""
+    """KIP-966's Last Replica Standing: a leader that is the ISR's last member loses committed
+    records in an unclean shutdown and comes back as the only electable replica; it either
+    committed them alone (below min.insync.replicas, before Kafka 3.7) or with the ISR at
+    min.insync.replicas, which then shrank to it."""
     dmg, c, bounds = d.damage, d.commit, page.trace.bounds
-    who, view = name(dmg.replica), page.views[d.commit.step]
-    lines = [lost_line(d, page),
-             f"At {page.step(c.step)} {who} was the last member of the ISR {isr_text(view.replicas[c.replica].isr)}, "
-             f"below min.insync.replicas={bounds.get('min_insync_replicas')}, and still advanced its HW to {c.hw}: "
-             f"{record_name(dmg.record)} became committed with {who} the only replica known to hold it.",
-             f"Its unclean shutdown at step {dmg.step} dropped the unflushed tail (flush=async), and the controller "
-             f"re-elected it, the ISR's last member, at {page.step(d.culprits[-1].step)}: every replica that "
-             f"follows it truncates to its shorter log, and the committed record is gone everywhere."]
-    lines.append("Kafka 3.7's strict min-ISR rule (kafka37) keeps the HW still while the ISR is below "
-                 "min.insync.replicas, so the record is never committed; KIP-966 (kip966) then keeps the replicas "
-                 "that left the ISR as eligible leaders, which hold every committed record, and removes a replica "
-                 "that registers after an unclean shutdown from the ISR and the ELR.")
-    return lines
-
-
-def _unclean_restart(d: Diagnosis, page: Page) -> list[str]:
-    """A leader that restarted uncleanly before the controller noticed its death, re-elected
-    from an ISR in which another member still held the record."""
-    dmg, c = d.damage, d.commit
-    who, elected = name(dmg.replica), page.views[d.culprits[-1].step]
-    holders = [r for r in range(len(elected.replicas))
-               if r != dmg.replica and holds_at(elected, r, dmg.offset, dmg.record)]
-    others = ", ".join(map(name, holders)) or "another replica"
+    who, view, minimum = name(dmg.replica), page.views[d.commit.step], bounds.get("min_insync_replicas")
+    isr_then = view.replicas[c.replica].isr
+    elected = page.step(d.culprits[-1].step)
+    lost = (f"Its unclean shutdown at step {dmg.step} dropped the unflushed tail (flush=async), and the controller "
+            f"re-elected it, the ISR's last member, at {elected}: every replica that follows it truncates to its "
+            f"shorter log, and the committed record is gone everywhere.")
+    if len(list(members(isr_then))) < (minimum or 1):
+        return [lost_line(d, page),
+                f"At {page.step(c.step)} {who} was the last member of the ISR {isr_text(isr_then)}, below "
+                f"min.insync.replicas={minimum}, and still advanced its HW to {c.hw}: {record_name(dmg.record)} "
+                f"became committed with {who} the only replica known to hold it.",
+                lost,
+                "Kafka 3.7's strict min-ISR rule (kafka37) keeps the HW still while the ISR is below "
+                "min.insync.replicas, so the record is never committed; KIP-966 (kip966) then keeps the replicas "
+                "that left the ISR as eligible leaders, which hold every committed record, and removes a replica "
+                "that registers after an unclean shutdown from the ISR and the ELR."]
+    others = ", ".join(name(x) for x in members(isr_then) if x != dmg.replica) or "another replica"
     return [lost_line(d, page),
-            f"{record_name(dmg.record)} was committed at {page.step(c.step)} with the ISR at min.insync.replicas, so "
-            f"{others} still held it. {who} crashed at step {dmg.step}, losing its unflushed copy, and restarted "
-            f"before the controller noticed it had died.",
-            f"At {page.step(d.culprits[-1].step)} the controller saw {who} back and, since it had led, elected a "
-            f"leader in a new epoch among the live ISR members {isr_text(elected.isr | 1 << dmg.replica)}: nothing "
-            f"told it that {who} had shut down uncleanly, and it picked {who}.",
-            "KIP-966 (kip966) has the broker's registration say whether it shut down cleanly; after an unclean "
-            "shutdown the controller removes it from the ISR and the ELR, so only a replica holding every committed "
-            "record can be elected."]
+            f"{record_name(dmg.record)} was committed at {page.step(c.step)} with the ISR {isr_text(isr_then)} at "
+            f"min.insync.replicas={minimum}, so {others} held it too; then the ISR shrank to {who} alone (a follower "
+            f"that falls behind leaves it, whatever it holds).",
+            lost,
+            "The controller elects only ISR members without unclean election, and keeps the last one; KIP-966 "
+            "(kip966) keeps the replicas that left the ISR while it was below min.insync.replicas as eligible "
+            "leaders, which hold every committed record, and removes a replica that registers after an unclean "
+            "shutdown from the ISR and the ELR, so an eligible leader holding the record is elected instead."]
 
 
 def _elected(d: Diagnosis, page: Page) -> list[str]:
@@ -346,7 +340,6 @@ _RENDER = {
     Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: _above_divergence,
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: _unflushed,
     Cause.LAST_REPLICA_STANDING: _last_standing,
-    Cause.UNCLEAN_RESTART_RE_ELECTED: _unclean_restart,
     Cause.UNCLEAN_ELECTION: _elected,
     Cause.ACKED_BEFORE_REPLICATED: _elected,
     Cause.NEW_LEADER_HW_BEHIND: _hw_behind,

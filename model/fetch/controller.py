@@ -13,6 +13,12 @@ replica id.
 Under kip966 the controller also keeps the eligible leader replicas (`model.fetch.elr`): a dead
 broker leaves the ISR even when it is the last member, elections may pick from the ELR, and a
 broker's registration after a restart tells the controller whether it shut down cleanly.
+
+A broker that restarted before the controller saw it die is seen as failed first, then as back
+(ZooKeeper from Kafka 2.2: `KafkaController.processBrokerChange` runs `onBrokerFailure` for a
+bounced broker before `onBrokerStartup`; KRaft: `ClusterControlManager.registerBroker` refuses
+the new incarnation until the old one is fenced). So a restarted leader loses leadership to
+another live ISR member, and is elected again only as the ISR's last member.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_
                      controller_offline, crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
                      set_controller_offline, set_last_stop)
 from .state import NO_EPOCH, NONE
-from .variants import eligible_leaders, majority_quorum
+from .variants import bounce_failed_first, eligible_leaders, majority_quorum
 
 
 @kernel
@@ -91,26 +97,46 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
 
 
 @kernel
+def restarted_unregistered(s, lay, r):
+    """Broker r is up again after a stop and has not registered with the controller yet: it knows
+    no epoch and has no LeaderAndIsr to handle."""
+    return alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0 and not waiting(s, lay, r)
+
+
+@kernel
 def controller_notice_failure(s, lay, out, acts, n):
-    """The controller notices that broker r died: it leaves the ISR (unless it is the last member,
-    as Kafka keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
-    min.insync.replicas), and if it led, or the partition was offline, a new leader is elected;
-    either way a new epoch is sent. (Not under a majority quorum, which has no ISR and elects by
-    votes.)"""
-    if majority_quorum(lay) or controller_epoch(s, lay) >= lay.max_epoch:
+    """The controller notices that broker r died, or that r restarted before it saw the death (a
+    bounced broker is failed first): r leaves the ISR (unless it is the last member, as Kafka
+    keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
+    min.insync.replicas), and if it led, or the partition was offline, a leader is elected
+    among the others. From kafka37 on a new epoch is written only when the partition's record
+    changes, as every Kafka controller does; the older variants still write one for every
+    notice (a deviation kept until their figures are measured again). (Not under a majority
+    quorum, which has no ISR and elects by votes.)"""
+    if majority_quorum(lay):
         return n
     ldr, isr, offline = controller_leader(s, lay), controller_isr(s, lay), controller_offline(s, lay)
+    spare = controller_epoch(s, lay) < lay.max_epoch
     for r in range(lay.replicas):
-        if alive(s, lay, r) or member(offline, r):
+        if member(offline, r) or not (not alive(s, lay, r) or bounce_failed_first(lay) and
+                                      restarted_unregistered(s, lay, r)):
             continue
         me = 1 << r
         shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
         new_elr = elr_after(s, lay, shrunk, 0)
-        if ldr == r or ldr == NONE:
-            n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, new_elr, offline | me)
-        else:
-            t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, ldr, 0))
-            controller_update(s, t, lay, ldr, shrunk, new_elr, offline | me)
+        electing = ldr == r or ldr == NONE and (not bounce_failed_first(lay) or
+                                                candidates(s, lay, shrunk, new_elr, offline | me) != 0)
+        if electing:
+            if spare:
+                n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, new_elr, offline | me)
+        elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)) or not bounce_failed_first(lay):
+            if spare:
+                t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
+                controller_update(s, t, lay, ldr, shrunk, new_elr, offline | me)
+                n += 1
+        else:  # nothing in the partition's record changes: no new epoch, nothing sent (kafka37 on, for now)
+            t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
+            set_controller_offline(t, lay, offline | me)
             n += 1
     return n
 
@@ -127,21 +153,19 @@ def waiting(s, lay, r):
 @kernel
 def controller_notice_restart(s, lay, out, acts, n):
     """The controller notices that broker r is back (it knows no epoch and has no request to
-    handle): r registers. Under kip966 the registration says whether r shut down cleanly; if
-    not, r leaves the ISR and the ELR. If the partition is offline, or r was its leader (it
-    restarted before the controller noticed it had died), a leader is elected in a new epoch: a
-    restarted broker never resumes leadership in an old epoch, since it may have lost records
-    of it. Otherwise, or when nobody can be elected, r is sent the current LeaderAndIsr (in a
+    handle) after it saw r fail: r registers. Under kip966 the registration says whether r shut down cleanly; if
+    not, r leaves the ISR and the ELR. If the partition is offline, a leader is elected in a new
+    epoch (r, if it is the last ISR member: Last Replica Standing). Otherwise, or when nobody can be elected, r is sent the current LeaderAndIsr (in a
     new epoch if r left the ISR). Under a majority quorum nobody is elected here (elections are
     votes, `election.win_election`): r is sent the current leader, unless r was that leader,
-    which waits for the next election."""
+    which waits for the next election; and a restart needs no failure noticed first."""
     ldr, e = controller_leader(s, lay), controller_epoch(s, lay)
     for r in range(lay.replicas):
-        if not (alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0):
-            continue
-        if waiting(s, lay, r):
+        if not restarted_unregistered(s, lay, r):
             continue
         me = 1 << r
+        if bounce_failed_first(lay) and not member(controller_offline(s, lay), r):
+            continue  # seen as failed first (`controller_notice_failure`)
         offline = controller_offline(s, lay) & ~me
         unclean = me if last_stop(s, lay, r) == UNCLEAN_STOP else 0
         isr = controller_isr(s, lay) & ~unclean

@@ -8,8 +8,9 @@ from checker.kernel.steps import action_code, emit
 from .elr import elr_after, record_elr
 from .hw import advance_hw, is_true_leader
 from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
-from .layout import cache_size, cache_start, hw, isr, leo, member, remote_leo, set_controller_isr, set_isr, size
-from .variants import fenced, majority_quorum
+from .layout import (cache_size, cache_start, hw, isr, leo, member, remote_fresh, remote_leo, set_controller_isr, set_isr,
+                     size)
+from .variants import broker_epochs, fenced, majority_quorum
 
 
 @kernel
@@ -60,7 +61,8 @@ def leader_shrink_isr(s, lay, out, acts, n):
 @kernel
 def leader_expand_isr(s, lay, out, acts, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
-    start offset of the leader's current epoch)."""
+    start offset of the leader's current epoch; from kafka37 on, only a LEO the follower's
+    current incarnation reported: KIP-903's broker epochs)."""
     if majority_quorum(lay):
         return n
     for ldr in range(lay.replicas):
@@ -72,6 +74,8 @@ def leader_expand_isr(s, lay, out, acts, n):
             if member(view, f) or f == ldr or known < hw(s, lay, ldr):
                 continue
             if fenced(lay) and known < epoch_start(s, lay, ldr):
+                continue
+            if broker_epochs(lay) and not remote_fresh(s, lay, ldr, f):
                 continue
             t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
             write_isr(s, t, lay, ldr, view | (1 << f))

@@ -466,8 +466,28 @@ def cache_trim(t, lay, r, k):
 
 @kernel
 def remote_leo(s, lay, r, f):
-    """The LEO leader r knows of replica f: the offset of f's latest FETCH (-1 unknown)."""
-    return s[_at(lay, r) + lay.remote_at + f]
+    """The LEO leader r knows of replica f: the offset of f's latest FETCH (-1 unknown), whether
+    or not f has restarted since (see `mark_remote_stale`)."""
+    raw = s[_at(lay, r) + lay.remote_at + f]
+    return raw if raw >= -1 else -2 - raw
+
+
+@kernel
+def remote_fresh(s, lay, r, f):
+    """Leader r's remote LEO of replica f came from a FETCH of f's current incarnation (KIP-903:
+    the leader keeps the broker epoch of each follower's FETCH)."""
+    return s[_at(lay, r) + lay.remote_at + f] >= 0
+
+
+@kernel
+def mark_remote_stale(t, lay, f):
+    """Replica f restarted: every leader's remote LEO of f now comes from f's previous
+    incarnation (a broker epoch that is no longer f's). The value is kept (the HW still counts
+    it); it is stored as -2 - LEO, so that the row needs no extra slot."""
+    for r in range(lay.replicas):
+        at = _at(lay, r) + lay.remote_at + f
+        if t[at] >= 0:
+            t[at] = -2 - t[at]
 
 
 @kernel

@@ -7,11 +7,11 @@ from checker.kernel.steps import action_code, emit
 
 from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART
 from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes,
-                     drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw, leo, set_alive, set_checkpoint,
-                     set_flushed, set_hw, set_last_stop, set_remote_leo, set_view, truncate)
+                     drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw, leo, mark_remote_stale, set_alive,
+                     set_checkpoint, set_flushed, set_hw, set_last_stop, set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
-from .variants import eligible_leaders
+from .variants import broker_epochs, eligible_leaders
 
 
 @kernel
@@ -37,6 +37,8 @@ def go_down(t, lay, r, how):
     registers again): it loses its memory and its unflushed records, and in-flight fetches and
     produce requests to r are dropped. Every stop counts against --max-crashes."""
     lose_memory(t, lay, r)
+    if broker_epochs(lay):
+        mark_remote_stale(t, lay, r)
     for f in range(lay.replicas):
         if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
             clear_fetch(t, lay, f)

@@ -5,6 +5,8 @@
     asks the leader (OffsetsForLeaderEpoch) no  yes     yes     yes     yes      yes
     current leader epoch in FETCH and OffsetsForLeaderEpoch (fencing)   from kip320 on
     HW frozen while the ISR is below min.insync.replicas (KAFKA-15583)  from kafka37 on
+    a bounced broker is failed first, then taken back (KAFKA-7235)     from kafka37 on
+    ISR expansion only on a FETCH of the follower's current incarnation (KIP-903)  from kafka37 on
     eligible leader replicas, clean-shutdown marker (KIP-966 part 1)    kip966 only
 
 and what a majority quorum (`--quorum majority`, Raft and KRaft's rules, always with kip320's
@@ -78,6 +80,31 @@ def fenced(lay):
     leader in another epoch refuses it (KIP-320), so no follower acts on a stale leader. A
     majority quorum always runs with it (Raft's term check; KRaft's epoch in every FETCH)."""
     return lay.variant >= KIP320 or majority_quorum(lay)
+
+
+@kernel
+def bounce_failed_first(lay):
+    """A broker that restarts before the controller saw it die is failed first (it leaves the ISR,
+    unless it is the last member, and loses leadership), then taken back: Kafka's ZooKeeper
+    controller from 2.2 (KAFKA-7235, `KafkaController.processBrokerChange`) and KRaft
+    (`ClusterControlManager.registerBroker` refuses the new incarnation until the old one is
+    fenced). From kafka37 on (KRaft): kip320 stands for 2.1 to 3.4, and 2.1's controller could
+    miss a bounce (KAFKA-1120); up to kip320 the controller takes a restarted broker back
+    directly, electing among the live ISR members, itself included (to be narrowed to 2.1's
+    behaviour). Not under a majority quorum, which elects by votes."""
+    return lay.variant >= KAFKA37 and not majority_quorum(lay)
+
+
+@kernel
+def broker_epochs(lay):
+    """KIP-903 (KAFKA-14139, KRaft from Kafka 3.5): a FETCH carries the follower's broker epoch,
+    the leader keeps it with the follower's position, and neither the leader
+    (`Partition.isReplicaIsrEligible`) nor the controller accepts an ISR expansion whose broker
+    epoch is not the follower's current one: a restarted follower joins the ISR only on a FETCH
+    of its new incarnation. From kafka37 on (the KIP-903 variant for 3.5 and 3.6 is not
+    modelled yet); before, an AlterPartition decided on a FETCH from before a restart could be
+    committed after it (kip320 stands for 2.7-3.4 there)."""
+    return lay.variant >= KAFKA37 and not majority_quorum(lay)
 
 
 @kernel

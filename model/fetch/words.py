@@ -147,6 +147,8 @@ def _controller_notice(kind: str, r: int, before: FetchState, after: FetchState)
     the broker had stopped and where the ELR stands."""
     b, c, name = before.controller, after.controller, replica_name(r)
     what = "dead" if kind == "ControllerNoticeFailure" else "back"
+    if kind == "ControllerNoticeFailure" and before.brokers[r].alive:
+        what = "back before it was seen dead, so fails it first"
     if kind == "ControllerNoticeRestart" and before.brokers[r].last_stop:
         what += " after a clean shutdown" if before.brokers[r].last_stop == CLEAN_STOP else \
             " after an unclean shutdown (no clean-shutdown marker)"
