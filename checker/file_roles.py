@@ -60,20 +60,20 @@ def clash(roles: Iterable[Role]) -> str | None:
     for i, out in enumerate(roles):
         if out.role != OUTPUT:
             continue
-        for other in roles:
-            if other is out:
+        for j, other in enumerate(roles):
+            if j == i:
                 continue
             if other.role == OWNED and within(out.path, other.path):
                 return (f"{out} lies in {other}, the checkpoint directory this command keeps: "
                         f"give {out.option} a place outside it")
             if other.role == INPUT and same_place(out.path, other.path):
                 return f"{out} is {other}, which this command reads: give {out.option} another place"
-            if other.role == OUTPUT and roles.index(other) > i and same_place(out.path, other.path):
+            if other.role == OUTPUT and j > i and same_place(out.path, other.path):
                 return f"{out} and {other} name the same place: give each output its own"
     return None
 
 
-_read: dict[str, tuple[int, int] | None] | None = None
+_read: dict[str, tuple[int, int]] | None = None
 """The files the running command has read: real path -> (device, inode), or None outside a
 command (a library caller, a test calling functions directly), where nothing is remembered."""
 

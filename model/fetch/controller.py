@@ -14,11 +14,13 @@ Under kip966 the controller also keeps the eligible leader replicas (`model.fetc
 broker leaves the ISR even when it is the last member, elections may pick from the ELR, and a
 broker's registration after a restart tells the controller whether it shut down cleanly.
 
-A broker that restarted before the controller saw it die is seen as failed first, then as back
-(ZooKeeper from Kafka 2.2: `KafkaController.processBrokerChange` runs `onBrokerFailure` for a
-bounced broker before `onBrokerStartup`; KRaft: `ClusterControlManager.registerBroker` refuses
-the new incarnation until the old one is fenced). So a restarted leader loses leadership to
-another live ISR member, and is elected again only as the ISR's last member.
+From kafka37 on (`variants.bounce_failed_first`), a broker that restarted before the controller
+saw it die is seen as failed first, then as back (ZooKeeper from Kafka 2.2:
+`KafkaController.processBrokerChange` runs `onBrokerFailure` for a bounced broker before
+`onBrokerStartup`; KRaft: `ClusterControlManager.registerBroker` refuses the new incarnation until
+the old one is fenced). So a restarted leader loses leadership to another live ISR member, and is
+elected again only as the ISR's last member. The older variants still let the controller take it
+back directly, as Kafka 2.1 could when it missed the bounce.
 """
 
 from __future__ import annotations
