@@ -18,8 +18,8 @@ from model.fetch.codec import encode, fitting_layout
 from model.fetch.ghost import true_leader
 from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, committed_epoch, committed_offset,
                                 consumer_hw, controller_isr, controller_leader, controller_offline, elr, epoch,
-                                ghost_records, has_elr, has_record, hw, isr, last_stop, leader, leo, member, record_id,
-                                remote_leo, same_record)
+                                ghost_records, has_elr, has_record, hw, isr, last_stop, leader, leo, member, record_epoch,
+                                record_id, remote_leo, same_record)
 from model.fetch.state import NONE
 
 
@@ -151,6 +151,29 @@ def leader_hw_never_decreases(s, t, lay):
         stays = leads(s, lay, r) and leads(t, lay, r) and epoch(s, lay, r) == epoch(t, lay, r)
         if stays and hw(t, lay, r) < hw(s, lay, r):
             return False
+    return True
+
+
+@kernel
+def joins_caught_up(s, t, lay):
+    """Every follower a step adds to the ISR, with the leader unchanged, holds the leader's
+    records below the leader's HW.
+
+    A failure means a follower joined the ISR on a position it no longer holds: the leader
+    counted a FETCH of the follower's previous incarnation, before it crashed and came back with
+    a shorter log or an empty disk. The ISR, and the HW it holds up, then promise copies that do
+    not exist, and the follower may be elected without them (KAFKA-14139, fixed by KIP-903's
+    broker epochs in Kafka 3.5)."""
+    ldr = controller_leader(t, lay)
+    if ldr == NONE or ldr != controller_leader(s, lay):
+        return True
+    joined = controller_isr(t, lay) & ~controller_isr(s, lay)
+    for f in range(lay.replicas):
+        if not (joined >> f) & 1:
+            continue
+        for offset in range(hw(t, lay, ldr)):
+            if not has_record(t, lay, f, offset, record_id(t, lay, ldr, offset), record_epoch(t, lay, ldr, offset)):
+                return False
     return True
 
 
@@ -335,10 +358,12 @@ def broken_steps(s, code, t, lay, selected):
     mask = 0
     if selected & 1 and not leader_hw_never_decreases(s, t, lay):
         mask |= 1
-    if selected & 2 and not no_ack_with_1_down(s, t, lay):
+    if selected & 2 and not joins_caught_up(s, t, lay):
         mask |= 2
-    if selected & 4 and not no_ack_with_2_down(s, t, lay):
+    if selected & 4 and not no_ack_with_1_down(s, t, lay):
         mask |= 4
+    if selected & 8 and not no_ack_with_2_down(s, t, lay):
+        mask |= 8
     return mask
 
 
@@ -402,6 +427,8 @@ def _step_witness(name: str, summary: str, predicate) -> StepProperty:
 STEP_PROPERTIES = (
     StepProperty("leader-hw-monotonic", "a leader's HW never moves back while it leads (a step property)",
                  _step_on_readable(leader_hw_never_decreases), symmetric=True),
+    StepProperty("isr-join-caught-up", "a follower joins the ISR only holding the leader's records below its HW "
+                 "(a step property)", _step_on_readable(joins_caught_up), symmetric=True),
     _step_witness("acked-with-1-down", "a write is acknowledged while a broker is down and lacks it",
                   no_ack_with_1_down),
     _step_witness("acked-with-2-down", "a write is acknowledged while two brokers are down and lack it",
@@ -409,5 +436,5 @@ STEP_PROPERTIES = (
 )
 """In the order of their bits in `broken_steps`."""
 
-INVARIANTS = (*STATE_INVARIANTS[:4], STEP_PROPERTIES[0], *STATE_INVARIANTS[4:], *STEP_PROPERTIES[1:])
+INVARIANTS = (*STATE_INVARIANTS[:4], *STEP_PROPERTIES[:2], *STATE_INVARIANTS[4:], *STEP_PROPERTIES[2:])
 """Every property, in listing order: the invariants, then the witnesses."""

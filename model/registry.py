@@ -55,7 +55,7 @@ def _build_spec(variant: str | None, values: dict[str, Any], ghost: bool):
 def _fetch_variants() -> dict[str, str]:
     from .fetch.truncation import VARIANTS
 
-    return {name: v.meaning for name, v in VARIANTS.items()}
+    return {name: v.listed() for name, v in VARIANTS.items()}
 
 
 def _build_fetch(variant: str | None, values: dict[str, Any], ghost: bool):

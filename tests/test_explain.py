@@ -60,9 +60,21 @@ SHORTEST = {
     ("fetch", "kip101", "no-divergence"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 15, 11, (2, 7)),
     ("fetch", "kip101", "strong-isr"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 14, 11, (2, 7)),
     ("fetch", "kip101", "weak-isr"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 14, 11, (2, 7)),
-    # Every variant: consumers see HW 1 at step 8; the controller elects r2 (step 11), which becomes
-    # leader with its follower HW 0 (step 12): KAFKA-2334, untouched by leader epochs.
-    **{("fetch", v, "hw-monotonic"): (C.NEW_LEADER_HW_BEHIND, 12, 12, (8, 11)) for v in VARIANTS},
+    # hw, kip101, kip279: consumers see HW 1 at step 8; r1 crashes and restarts, and the controller,
+    # which never saw it die, takes it back and elects r2 with the ISR still {r1, r2} (step 11); r2
+    # becomes leader with its follower HW 0 and r1's LEO unknown (step 12): KAFKA-2334, untouched
+    # by leader epochs. kip320 (and kip903) fail the bounced r1 first (KAFKA-7235): r2 is elected
+    # with the ISR {r2}, and a leader alone in the ISR takes its LEO as HW at once, so at 2 replicas
+    # the HW never goes back (kip320 and kip903 violate nothing at these bounds; S5 tells KAFKA-2334
+    # under kip320 at 3 replicas).
+    **{("fetch", v, "hw-monotonic"): (C.NEW_LEADER_HW_BEHIND, 12, 12, (8, 11)) for v in ("hw", "kip101", "kip279")},
+    # hw: r1, leading epoch 1, serves r2's FETCH of epoch 0 and records its LEO 1 (step 9); r2 then
+    # takes the epoch-1 request and truncates to its HW 0 (step 13), and r1 adds it to the ISR on the
+    # position it no longer holds (step 14). KIP-320 would have refused that FETCH.
+    ("fetch", "hw", "isr-join-caught-up"): (C.ISR_JOIN_ON_STALE_POSITION, 14, 14, (9, 13)),
+    # kip101: KAFKA-6361's divergence (r2 keeps b@e1 where r1 holds a@e0: step 13, writes at steps 2
+    # and 7), then r1 adds r2 to the ISR on its LEO, which holds the other record (step 16).
+    ("fetch", "kip101", "isr-join-caught-up"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 16, 13, (2, 7)),
 }
 
 SCENARIOS = {
@@ -81,9 +93,10 @@ SCENARIOS = {
     "S3-kip101-divergence-fast-leader-changes": (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 21, (7, 11)),
     # s1 commits the record at step 14; s3 follows s2 and truncates to its lagging HW at step 18.
     "S4-hw-chain-of-failovers": (C.TRUNCATION_TO_LAGGING_HW, 18, (14,)),
-    # Consumers see HW 1 at step 8; r1 crashes, restarts with its checkpointed HW 0, is re-elected at
-    # step 11 and leads with HW 0 at step 12.
-    "S5-hw-goes-backwards": (C.NEW_LEADER_HW_BEHIND, 12, (8, 11)),
+    # KAFKA-2334 at 3 replicas: consumers see HW 1 at step 14 (r3's LEO reached r1 after r2 was
+    # answered HW 0); r1 crashes, the controller elects r2 at step 16, and r2 leads with its follower
+    # HW 0 and r3's LEO unknown at step 17.
+    "S5-hw-goes-backwards": (C.NEW_LEADER_HW_BEHIND, 17, (14, 16)),
     # acks=1: acknowledged on r1's append (step 2); the controller elects r2, which never had it (step 4).
     "S6a-acks-1": (C.ACKED_BEFORE_REPLICATED, 4, (2,)),
     # The ISR shrinks to r1 and a@e0 is committed (step 3); r2, outside the ISR, is elected (step 5).
@@ -257,14 +270,17 @@ def test_stale_request_traces_are_not_blamed_on_hw_truncation(shortest, variant)
     assert not any("lagging" in line or "HW truncation" in line for line in lines)
 
 
-@pytest.mark.parametrize("variant, found", [("hw", {10: CrossEpochFetch(10, 9, 1, 0, 0, 1)}), ("kip320", {})])
+@pytest.mark.parametrize("variant, found", [("hw", {12: CrossEpochFetch(12, 11, 1, 0, 0, 2)}), ("kip320", {})])
 def test_a_fetch_served_across_leader_epochs_is_found_unless_fenced(variant, found):
-    # r2 still follows r1 in epoch 0 when r1, re-elected after a crash, leads epoch 1: r2's FETCH
-    # (epoch 0) is served at step 9 and its record lands at step 10, unless KIP-320 refuses it.
+    # r2 lags and leaves the ISR (step 4); r1 crashes, stays the ISR's last member with the partition
+    # leaderless (epoch 1), and is re-elected when it is back (epoch 2). r2 still follows r1 in epoch
+    # 0: its FETCH (epoch 0) is served at step 11 and its record lands at step 12, unless KIP-320
+    # refuses it. (r2 leaves the ISR first because from kip320 on a crashed leader loses leadership
+    # to a live ISR member.)
     trace = walk(build_model("fetch", variant), "no-divergence", [
-        "BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "ProducerWrite r1", "Crash r1", "Restart r1",
-        "ControllerNoticeRestart r1 r1", "BecomeLeader r1 e1", "FollowerFetch r2", "LeaderServeFetch r1 r2",
-        "FollowerApplyResponse r2"])
+        "BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "ProducerWrite r1", "LeaderShrinkIsr r1 r2", "Crash r1",
+        "ControllerNoticeFailure r1 none", "Restart r1", "ControllerNoticeRestart r1 r1", "BecomeLeader r1 e2",
+        "FollowerFetch r2", "LeaderServeFetch r1 r2", "FollowerApplyResponse r2"])
     assert cross_epoch_fetches(trace, partition_views(trace)) == found
 
 

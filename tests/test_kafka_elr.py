@@ -110,6 +110,8 @@ def test_last_replica_standing_replays(name, violated):
     assert scenario.expect_violation == violated
     result = run_cli("replay", str(Path(__file__).resolve().parents[1] / "scenarios" / f"{name}.json"))
     assert result.exit_code == 0, result.output[-2000:]
+    walked = walk(scenario.model, [action for action, _ in scenario.steps])
+    assert any(state.committed for state in walked)  # each telling commits a record before the ISR shrinks
 
 
 @pytest.mark.parametrize("variant, holds", [("kip320", False), ("kafka37", True), ("kip966", True)])
@@ -184,7 +186,7 @@ BOUNCE_BOUNDS = dict(replicas=3, log_size=1, max_records=1, max_crashes=1, max_e
                      flush="async")
 
 
-@pytest.mark.parametrize("variant", ["kafka37", "kip966"])
+@pytest.mark.parametrize("variant", ["kip320", "kip903", "kafka37", "kip966"])
 def test_a_leader_that_restarts_unseen_is_failed_first_and_another_isr_member_elected(variant):
     """r1 leads {r1, r2, r3}, crashes and restarts before the controller saw it die: the
     controller cannot take it back (no ControllerNoticeRestart); it fails it first, electing r2
@@ -200,7 +202,7 @@ def test_a_leader_that_restarts_unseen_is_failed_first_and_another_isr_member_el
         assert after.controller.offline >> R1 & 1
 
 
-@pytest.mark.parametrize("variant", ["kafka37", "kip966"])
+@pytest.mark.parametrize("variant", ["kip320", "kip903", "kafka37", "kip966"])
 def test_no_reachable_step_takes_back_a_broker_the_controller_has_not_failed(variant):
     """Over every state reachable at small bounds, through the readable model: each
     ControllerNoticeRestart of broker r leaves a state in which the controller had r among
@@ -223,3 +225,156 @@ def test_no_reachable_step_takes_back_a_broker_the_controller_has_not_failed(var
                     nxt.append(after)
         frontier = nxt
     assert restarts > 0
+
+
+@pytest.mark.parametrize("variant", ["hw", "kip101", "kip279"])
+def test_before_kafka_2_2_the_controller_takes_a_bounced_leader_back_directly(variant):
+    """The releases before KAFKA-7235 could miss a bounce; the model's stand-in lets the
+    controller take the restarted leader back without failing it first, and re-elect it."""
+    model = build_model("fetch", variant, ghost=True, **BOUNCE_BOUNDS)
+    bounced = walk(model, [parse_step(s) for s in ["BecomeLeader r1 e0", "Crash r1", "Restart r1"]])[-1]
+    labels = {label for label, _ in model.successors(bounced)}
+    assert ("ControllerNoticeRestart", R1, R1) in labels
+    assert not any(label[0] == "ControllerNoticeFailure" for label in labels)
+
+
+# ----- KIP-903: the ISR grows only on a FETCH of the follower's current incarnation -----
+
+def stale_expansions(variant: str) -> tuple[int, int]:
+    """(ISR expansions on a LEO reported before the follower's latest restart, all expansions)
+    over every state reachable at small bounds, walked through the readable model with a ghost
+    per (leader, follower): set when the follower restarts, cleared when that leader records a
+    FETCH of it or takes leadership (which forgets every remote LEO)."""
+    model = build_model("fetch", variant, ghost=True, replicas=2, log_size=1, max_records=1, max_crashes=1,
+                        max_epoch=2, min_insync_replicas=1, flush="async")
+    start = [(state, frozenset()) for state in model.initial_states()]
+    seen, frontier, stale, expansions = set(start), start, 0, 0
+    while frontier:
+        nxt = []
+        for state, ghost in frontier:
+            for label, after in model.successors(state):
+                kind, args = label[0], label[1:]
+                marks = ghost
+                if kind == "Restart":
+                    marks = marks | {(ldr, args[0]) for ldr in range(2) if ldr != args[0]}
+                elif kind == "LeaderServeFetch" and not after.brokers[args[1]].fetch.fenced:
+                    marks = marks - {(args[0], args[1])}
+                elif kind == "BecomeLeader":
+                    marks = frozenset(m for m in marks if m[0] != args[0])
+                elif kind == "LeaderExpandIsr":
+                    expansions += 1
+                    stale += (args[0], args[1]) in ghost
+                if (after, marks) not in seen:
+                    seen.add((after, marks))
+                    nxt.append((after, marks))
+        frontier = nxt
+    return stale, expansions
+
+
+@pytest.mark.parametrize("variant, allowed", [("kip320", True), ("kip903", False), ("kafka37", False),
+                                              ("kip966", False)])
+def test_no_isr_expansion_on_a_leo_from_before_the_followers_restart_from_kip903_on(variant, allowed):
+    stale, expansions = stale_expansions(variant)
+    assert expansions > 0
+    assert (stale > 0) == allowed
+
+
+def test_a_restarted_follower_is_refused_the_isr_until_it_fetches_again():
+    """r2 reported LEO 1 and was out of the ISR; it crashes (its unflushed a is lost) and
+    restarts. kip320 lets r1 add it on the old report; from kip903 on only a new FETCH does."""
+    caught_up = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "ProducerWrite r1", "LeaderShrinkIsr r1 r2",
+                 "FollowerFetch r2", "LeaderServeFetch r1 r2", "FollowerApplyResponse r2", "FollowerFetch r2",
+                 "LeaderServeFetch r1 r2", "Crash r2", "Restart r2"]
+    bounds = dict(replicas=2, min_insync_replicas=1, max_epoch=2)
+    for variant, allowed in [("kip320", True), ("kip903", False), ("kafka37", False)]:
+        model = build_model("fetch", variant, ghost=True, **{**STORY, **bounds})
+        restarted = walk(model, [parse_step(s) for s in caught_up])[-1]
+        assert restarted.brokers[R2].leo == 0  # a was never flushed
+        labels = {label for label, _ in model.successors(restarted)}
+        assert (("LeaderExpandIsr", R1, R2) in labels) == allowed, variant
+
+
+@pytest.mark.parametrize("variant, bumped", [("kip320", False), ("kip903", True), ("kafka37", False)])
+def test_kraft_before_metadata_version_3_6_starts_a_leader_epoch_at_every_isr_shrink(variant, bumped):
+    """PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded @ 3.5.0: the leader's own shrink is
+    committed in a new leader epoch with the same leader; the leader keeps its old epoch and ISR
+    until it handles that LeaderAndIsr, then leads the new epoch with the smaller ISR."""
+    steps = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "BecomeFollower r3 r1 e0", "ProducerWrite r1",
+             "LeaderShrinkIsr r1 r3"]
+    walked = states(variant, steps)
+    before, after = walked[-2], walked[-1]
+    assert after.controller.isr == 1 << R1 | 1 << R2 and after.controller.leader == R1
+    assert after.controller.epoch == before.controller.epoch + bumped
+    if bumped:
+        assert (after.brokers[R1].epoch, after.brokers[R1].isr) == (0, 0b111)
+        taken = states(variant, steps + ["BecomeLeader r1 e1"])[-1].brokers[R1]
+        assert (taken.epoch, taken.isr) == (1, 1 << R1 | 1 << R2)
+    else:
+        assert after.brokers[R1].isr == 1 << R1 | 1 << R2
+
+
+@pytest.mark.parametrize("variant, same_epoch", [("kip320", False), ("kip903", False), ("kafka37", True),
+                                                 ("kip966", True)])
+def test_from_metadata_version_3_6_a_dead_follower_leaves_the_isr_in_the_same_leader_epoch(variant, same_epoch):
+    """KAFKA-15021: KRaft at metadata version 3.6 writes an ISR change that keeps the leader as a
+    new partition epoch only; the leader applies it in its epoch. ZooKeeper and KRaft before 3.6
+    start a new leader epoch, which the leader takes up when it handles the LeaderAndIsr."""
+    steps = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "BecomeFollower r3 r1 e0", "Crash r3",
+             "ControllerNoticeFailure r3 r1"]
+    after = states(variant, steps)[-1]
+    assert after.controller.isr == 1 << R1 | 1 << R2 and after.controller.leader == R1
+    assert after.controller.epoch == (0 if same_epoch else 1)
+    assert after.brokers[R1].epoch == 0
+    assert after.brokers[R1].isr == (1 << R1 | 1 << R2 if same_epoch else 0b111)
+    assert bool(after.brokers[R2].inbox) != same_epoch  # nothing new for the follower to handle
+
+
+@pytest.mark.parametrize("variant", ["kip320", "kip903", "kafka37", "kip966"])
+@pytest.mark.parametrize("last_member", [True, False])
+def test_a_bounced_broker_failed_first_is_sent_nothing_until_it_is_taken_back(variant, last_member):
+    """processBrokerChange removes the bounced broker from the live brokers before it fails it, so
+    the failure's LeaderAndIsr is not sent to it; then its startup is handled: the controller
+    takes it back (and, as the ISR's last member, may elect it)."""
+    first = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "BecomeFollower r3 r1 e0"]
+    shrink = ["LeaderShrinkIsr r1 r2", "LeaderShrinkIsr r1 r3"] if last_member else []
+    if variant == "kip903" and last_member:  # each shrink is a new leader epoch, which r1 takes up
+        shrink = ["LeaderShrinkIsr r1 r2", "BecomeLeader r1 e1", "LeaderShrinkIsr r1 r3", "BecomeLeader r1 e2"]
+    model = build_model("fetch", variant, ghost=True, **{**BOUNCE_BOUNDS, "max_epoch": 4})
+    steps = first + shrink + ["Crash r1", "Restart r1"]
+    bounced = walk(model, [parse_step(s) for s in steps])[-1]
+    failed = [after for label, after in model.successors(bounced) if label[0] == "ControllerNoticeFailure"
+              and label[1] == R1]
+    assert failed
+    for after in failed:
+        assert not after.brokers[R1].inbox and after.controller.offline >> R1 & 1
+        back = {label for label, _ in model.successors(after) if label[0] == "ControllerNoticeRestart"}
+        assert back and all(label[1] == R1 for label in back)
+        if last_member and variant != "kip966":
+            assert ("ControllerNoticeRestart", R1, R1) in back
+
+
+@pytest.mark.parametrize("variant", ["kip320", "kip903", "kafka37", "kip966"])
+def test_a_bounced_broker_is_failed_before_the_controller_handles_any_other_broker(variant):
+    """processBrokerChange fails the bounced brokers before it handles the dead and the new
+    ones: with r1 bounced and r2 dead, the only controller step fails r1, so r1 is never elected
+    by r2's failure while its bounce is pending."""
+    model = build_model("fetch", variant, ghost=True, **BOUNCE_BOUNDS | {"max_crashes": 2})
+    steps = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "BecomeFollower r3 r1 e0", "Crash r1", "Restart r1",
+             "Crash r2"]
+    state = walk(model, [parse_step(s) for s in steps])[-1]
+    controller = {label for label, _ in model.successors(state) if label[0].startswith("Controller")}
+    assert controller and all(label[:2] == ("ControllerNoticeFailure", R1) for label in controller)
+
+
+@pytest.mark.parametrize("variant", ["kip320", "kip903", "kafka37", "kip966"])
+def test_two_bounced_brokers_are_failed_together_so_neither_is_elected_or_sent_anything(variant):
+    """processBrokerChange fails every bounced broker at once, so while r2's bounce is pending,
+    failing r1 elects r3 (or nobody), never r2, and sends r2 nothing."""
+    model = build_model("fetch", variant, ghost=True, **BOUNCE_BOUNDS | {"max_crashes": 2})
+    steps = ["BecomeLeader r1 e0", "BecomeFollower r2 r1 e0", "BecomeFollower r3 r1 e0", "Crash r1", "Restart r1",
+             "Crash r2", "Restart r2"]
+    state = walk(model, [parse_step(s) for s in steps])[-1]
+    failed = [(label, after) for label, after in model.successors(state)
+              if label[:2] == ("ControllerNoticeFailure", R1)]
+    assert {label[2] for label, _ in failed} == {R3}
+    assert all(not after.brokers[R2].inbox for _, after in failed)

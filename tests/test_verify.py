@@ -96,6 +96,43 @@ def test_the_surprise_is_the_one_junit_failure(surprised):
     assert "acked-before-replicated" in failure.text
 
 
+JIRA = Path(__file__).resolve().parents[1] / "examples" / "kafka-jira.toml"
+"""Kafka's replication bugs, each violated under the release that had it and holding under the
+release whose KIP fixed it."""
+
+
+def flipped(text: str) -> str:
+    """The manifest with every outcome turned round (violated <-> holds, steps dropped)."""
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("steps = "))
+    return text.replace('outcome = "violated"', 'outcome = "@"').replace('outcome = "holds"', 'outcome = "violated"') \
+        .replace('outcome = "@"', 'outcome = "holds"') + "\n"
+
+
+def test_each_jira_entry_names_its_bug_and_kip_and_comes_in_a_pair_before_and_after_the_fix():
+    import tomllib
+    entries = tomllib.loads(JIRA.read_text())["expect"]
+    assert len(entries) % 2 == 0 and len(entries) >= 12
+    for before, after in zip(entries[::2], entries[1::2]):
+        assert (before["outcome"], after["outcome"]) == ("violated", "holds")
+        assert before["property"] == after["property"] and before.get("bounds") == after.get("bounds")
+        assert before["variant"] != after["variant"]
+        for entry in (before, after):
+            assert "KIP-" in entry["note"] and ("KAFKA-" in entry["note"] or "Last Replica Standing" in entry["note"])
+
+
+def test_kafkas_jira_history_verifies_and_flipping_any_entry_makes_it_fail(tmp_path):
+    """One run of the manifest, and one of a copy with every entry flipped: since each entry is
+    checked on its own row, every flipped entry must be a surprise on its own."""
+    assert run_cli("verify", str(JIRA)).exit_code == 0
+    copy = tmp_path / "flipped.toml"
+    copy.write_text(flipped(JIRA.read_text()))
+    report = tmp_path / "flipped.xml"
+    result = run_cli("verify", str(copy), "--junit", str(report))
+    assert result.exit_code == 1
+    root = junit_counts_agree(report)
+    assert int(root.get("failures")) == int(root.get("tests")) == JIRA.read_text().count("[[expect]]")
+
+
 def test_check_reports_each_violated_invariant_as_a_junit_failure(tmp_path):
     report = tmp_path / "check.xml"
     result = run_cli("check", "--model", "spec", "--variant", "hw", "--invariant", "strong-isr", "--engine", "local",

@@ -26,6 +26,7 @@ class Cause(str, Enum):
     EARLIER_EPOCH_COUNTED = "earlier-epoch-counted"
     RETRY_BEHIND_LATER_RECORD = "retry-behind-later-record"
     RETRY_AFTER_LOST_ANSWER = "retry-after-lost-answer"
+    ISR_JOIN_ON_STALE_POSITION = "isr-join-on-stale-position"
     LEADERLESS = "leaderless"
 
 
@@ -33,7 +34,8 @@ class Damage(NamedTuple):
     """The step that did the damage. `effect` is 'lost' (`replica` lost `record` at `offset`),
     'kept' (`replica` truncated but kept `record` where its leader `peer` has `peer_record`),
     'elected' (the controller made `replica` leader without `record`; `peer` led before),
-    'reordered' (leader `replica` appended `record` at `offset` behind `peer_record`, which the
+    'joined' (leader `peer` added `replica` to the ISR although it lacks `record` at
+    `offset`, below the leader's HW), 'reordered' (leader `replica` appended `record` at `offset` behind `peer_record`, which the
     producer sent after it), 'duplicated' (leader `replica` appended `record` at `offset`
     although it holds the same producer record, `peer_record`, lower down), 'hw-behind' (`replica` became leader with HW `hw` below the `peer_hw` consumers had seen)
     or 'leaderless'. A truncation carries how its point was chosen and, when the LeaderAndIsr
@@ -61,7 +63,8 @@ class Culprit(NamedTuple):
     was acknowledged by `replica`), 'write' (`replica` appended `record` at `offset`), 'loss'
     (`replica` lost `record` at `offset`), 'stale-request' (`replica` followed `peer` under the
     request of `epoch` though the controller was at `peer_epoch`), 'cross-epoch-fetch'
-    (`replica`, in `epoch`, fetched `record` from `peer`, in `peer_epoch`), 'election' (the
+    (`replica`, in `epoch`, fetched `record` from `peer`, in `peer_epoch`), 'reported' (leader
+    `peer` recorded `replica`'s FETCH at `offset` as its position), 'election' (the
     controller made `replica` leader of `epoch`), or a step of the retrying producer for the
     record whose id is `sequence`: 'send' (sent it to `replica`, which it believed led),
     'failure' (`replica` refused it, or its request or answer was lost) or 'retry' (sent it

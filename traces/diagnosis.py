@@ -46,6 +46,11 @@ Cause kinds, and the culprit steps each one names:
   later one. Culprits: the later record's send and append, the failure and the retry.
 - `retry-after-lost-answer`: a leader appended a record, its answer was lost, and the retry
   was appended again (no idempotence). Culprits: the first append, the failure, the retry.
+- `isr-join-on-stale-position` (KAFKA-14139): the leader added a follower to the ISR on the
+  position a FETCH reported, though the follower had since lost records below the HW (a crash
+  of its page cache, an empty disk, a truncation). Culprits: the FETCH the leader counted and
+  the step at which the follower lost the record. (A follower that holds another record there
+  is diagnosed as the divergence it is.)
 - `leaderless`: the controller has no leader (the specification's LeaderInIsr fails then).
 """
 
@@ -232,6 +237,32 @@ def _hw_behind(trail: Trail) -> Diagnosis | None:
     return trail.found(Cause.NEW_LEADER_HW_BEHIND, damage, culprits)
 
 
+def _stale_join(trail: Trail) -> Diagnosis | None:
+    """isr-join-caught-up: the last step added a follower to the ISR that lacks a record below
+    the leader's HW; find the FETCH whose position the leader counted and the later loss."""
+    views, k = trail.views, len(trail.views) - 1
+    action = trail.action(k)
+    if action[0] != "LeaderExpandIsr":
+        return None
+    ldr, f = action[1], action[2]
+    lead = views[k].replicas[ldr]
+    offset = next((o for o in range(min(lead.hw, lead.leo)) if not holds_at(views[k], f, o, lead.log[o])), None)
+    if offset is None:
+        return None
+    record = lead.log[offset]
+    served = [j for j in range(1, k) if trail.action(j) == ("LeaderServeFetch", ldr, f)]
+    lost = history.loss(views, f, offset, record, k)
+    if lost is None:  # it never had the leader's record there: the two logs diverged
+        return _kept(trail, {f, ldr}, offset)
+    if not served:
+        return None
+    position = views[served[-1] - 1].replicas[f].leo
+    damage = Damage(k, "joined", f, ldr, offset=offset, record=record, hw=lead.hw)
+    culprits = [Culprit(served[-1], "reported", f, ldr, offset=position),
+                Culprit(lost, "loss", f, record=record, offset=offset)]
+    return trail.found(Cause.ISR_JOIN_ON_STALE_POSITION, damage, culprits)
+
+
 def _leaderless(trail: Trail) -> Diagnosis | None:
     """leader-in-isr as the specification writes it: the controller has no leader."""
     if trail.views[-1].leader != NONE:
@@ -245,5 +276,6 @@ _FINDERS = {
     ("fetch", "committed-survives"): _missing_from_leader, ("fetch", "acked-survives"): _missing_from_leader,
     ("fetch", "no-divergence"): _divergence, ("fetch", "hw-monotonic"): _hw_behind,
     ("fetch", "in-order"): reordered, ("fetch", "no-duplicates"): duplicated,
+    ("fetch", "isr-join-caught-up"): _stale_join,
 }
 """Where each invariant's damage is looked for."""

@@ -31,6 +31,7 @@ TITLES = {
     Cause.EARLIER_EPOCH_COUNTED: "a majority counted for a record of an earlier epoch (Raft's Figure 8)",
     Cause.RETRY_BEHIND_LATER_RECORD: "a failed record retried behind one the producer sent after it",
     Cause.RETRY_AFTER_LOST_ANSWER: "a retry appended again after the answer to the first append was lost",
+    Cause.ISR_JOIN_ON_STALE_POSITION: "a follower added to the ISR on a position it no longer holds",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""
@@ -311,6 +312,27 @@ def _hw_behind(d: Diagnosis, page: Page) -> list[str]:
     return lines
 
 
+def _stale_join(d: Diagnosis, page: Page) -> list[str]:
+    """A follower added to the ISR on a FETCH's position it lost afterwards (KAFKA-14139)."""
+    dmg = d.damage
+    f, ldr = name(dmg.replica), name(dmg.peer)
+    reported, lost = d.culprits
+    lines = [f"At step {dmg.step}, {ldr} added {f} to the ISR although {f}'s log lacks {record_name(dmg.record)} at "
+             f"offset {dmg.offset}, below {ldr}'s HW {dmg.hw}: {page.words[dmg.step]}."]
+    lines += [culprit_line(c, page) for c in d.culprits]
+    how = page.trace.steps[lost.step - 1].action[0]
+    if how in ("Crash", "RestartEmpty"):
+        lines.append(f"{f} lost the record {'with its disk' if how == 'RestartEmpty' else 'in a crash'} after that "
+                     f"FETCH, so the position {ldr} counts belongs to its previous incarnation. KIP-903 (Kafka 3.5, "
+                     f"kip903) puts the follower's broker epoch, new at every restart, in each FETCH, and neither the "
+                     f"leader nor the controller admits a follower on the position of an older one (KAFKA-14139).")
+    else:
+        lines.append(f"{f} truncated the record after that FETCH, on a LeaderAndIsr of another epoch. KIP-320 "
+                     f"(kip320) fences it: a FETCH carries the follower's leader epoch, and a leader in another epoch "
+                     f"refuses it instead of recording its position.")
+    return lines
+
+
 def _leaderless(d: Diagnosis) -> str:
     """Since when the controller has had no leader, and what that means for LeaderInIsr."""
     since = d.damage.step
@@ -341,6 +363,7 @@ _RENDER = {
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: _unflushed,
     Cause.LAST_REPLICA_STANDING: _last_standing,
     Cause.UNCLEAN_ELECTION: _elected,
+    Cause.ISR_JOIN_ON_STALE_POSITION: _stale_join,
     Cause.ACKED_BEFORE_REPLICATED: _elected,
     Cause.NEW_LEADER_HW_BEHIND: _hw_behind,
     Cause.EARLIER_EPOCH_COUNTED: _earlier_epoch,

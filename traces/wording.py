@@ -69,6 +69,9 @@ def culprit_line(c: Culprit, page: Page) -> str:
                 f"of epoch {c.peer_epoch}: before KIP-320 nothing on the fetch path compares leader epochs.")
     if c.role == "election":
         return f"The controller elected {who} leader of epoch {c.epoch} at {page.step(c.step)}."
+    if c.role == "reported":
+        return (f"{name(c.peer)} recorded {who}'s FETCH at offset {c.offset} at {page.step(c.step)}, and kept it as "
+                f"{who}'s position.")
     if c.role == "send":
         return f"The producer sent {sequence_text(c.sequence)} to {who} at {page.step(c.step)}."
     if c.role == "failure":

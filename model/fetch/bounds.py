@@ -12,6 +12,8 @@ PARAMS = (
     Param("max-records", 2, 1, 8, "how many producer writes can happen in one behaviour"),
     Param("max-epoch", 2, 1, 8, "highest leader epoch the controller may hand out (epoch 0 is the first leader's)"),
     Param("max-crashes", 2, 0, 6, "how many broker crashes one behaviour may contain"),
+    Param("max-disk-losses", 0, 0, 3, "how many crashed brokers may restart on an empty disk (log, epoch cache and HW "
+          "checkpoint gone: a replaced disk); each also needs a crash"),
     choice_param("acks", "all", ("0", "1", "all"), "producer acks: 0 (no answer), 1 (leader append), all (HW)"),
     Param("min-insync-replicas", 2, 1, 5, "min.insync.replicas: acks=all needs an ISR at least this large"),
     flag_param("unclean-leader-election", False, "elect a live replica outside the ISR when no ISR member is alive"),
@@ -44,3 +46,4 @@ class FetchConfig(NamedTuple):
     retries: bool = False
     max_in_flight: int = 1
     idempotence: bool = False
+    max_disk_losses: int = 0

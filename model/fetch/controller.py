@@ -14,13 +14,13 @@ Under kip966 the controller also keeps the eligible leader replicas (`model.fetc
 broker leaves the ISR even when it is the last member, elections may pick from the ELR, and a
 broker's registration after a restart tells the controller whether it shut down cleanly.
 
-From kafka37 on (`variants.bounce_failed_first`), a broker that restarted before the controller
+From kip320 on (`variants.bounce_failed_first`), a broker that restarted before the controller
 saw it die is seen as failed first, then as back (ZooKeeper from Kafka 2.2:
 `KafkaController.processBrokerChange` runs `onBrokerFailure` for a bounced broker before
 `onBrokerStartup`; KRaft: `ClusterControlManager.registerBroker` refuses the new incarnation until
 the old one is fenced). So a restarted leader loses leadership to another live ISR member, and is
-elected again only as the ISR's last member. The older variants still let the controller take it
-back directly, as Kafka 2.1 could when it missed the bounce.
+elected again only as the ISR's last member. The older variants, whose releases could miss a
+bounce altogether (KAFKA-1120), let the controller take it back directly.
 """
 
 from __future__ import annotations
@@ -29,12 +29,13 @@ from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
 from .elr import elr_after, elr_after_election, elr_candidates, record_elr, registered
+from .hw import advance_hw, leads_epoch
 from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, NO_LEADER
 from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader,
                      controller_offline, crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
-                     set_controller_offline, set_last_stop)
+                     set_controller_offline, set_isr, set_last_stop)
 from .state import NO_EPOCH, NONE
-from .variants import bounce_failed_first, eligible_leaders, majority_quorum
+from .variants import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
 
 
 @kernel
@@ -44,24 +45,90 @@ def leader_arg(ldr):
 
 
 @kernel
+def waiting(s, lay, r):
+    """Broker r has a LeaderAndIsr request it has not handled yet."""
+    for e in range(lay.max_epoch + 1):
+        if has_request(s, lay, r, e):
+            return True
+    return False
+
+
+@kernel
+def restarted_unregistered(s, lay, r):
+    """Broker r is up again after a stop and has not registered with the controller yet: it knows
+    no epoch and has no LeaderAndIsr to handle."""
+    return alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0 and not waiting(s, lay, r)
+
+
+@kernel
+def bounced(s, lay):
+    """The brokers that restarted before the controller saw them die and that it has yet to fail
+    (from kip320 on; none before). Kafka handles them first: `processBrokerChange` fails the
+    bounced brokers before it handles any other broker that came or went."""
+    if not bounce_failed_first(lay):
+        return 0
+    found = 0
+    for r in range(lay.replicas):
+        if restarted_unregistered(s, lay, r) and not member(controller_offline(s, lay), r):
+            found |= 1 << r
+    return found
+
+
+@kernel
 def controller_update(s, t, lay, ldr, new_isr, new_elr, offline):
     """A new leader epoch with this leader and ISR (and under kip966 this ELR) is recorded and
-    sent to every live broker that has registered (callers check that epochs remain)."""
+    sent to every live broker that has registered and that the controller does not count among
+    the dead or the bounced (a bounced broker is sent nothing until it is taken back, as
+    `KafkaController.processBrokerChange` removes it from the live brokers first). Callers check
+    that epochs remain."""
     e = controller_epoch(t, lay) + 1
     set_controller(t, lay, e, ldr, new_isr, offline)
     record_elr(s, t, lay, new_elr)
+    pending = bounced(s, lay)
     for r in range(lay.replicas):
-        if alive(t, lay, r) and registered(t, lay, r):
+        if alive(t, lay, r) and registered(t, lay, r) and not member(offline | pending, r):
             deliver(t, lay, r, e, ldr, new_isr)
 
 
 @kernel
-def live(s, lay, offline):
-    """The replicas that are up, not among the brokers the controller knows are dead, and
-    (under kip966) registered since their last stop: the unfenced ones."""
-    replicas = 0
+def controller_isr_update(s, t, lay, new_isr, new_elr, offline):
+    """The controller's record gets this ISR (and under kip966 this ELR) with the same leader and
+    leader epoch (`variants.isr_change_keeps_leader_epoch`: KRaft's new partition epoch): every
+    live registered broker that has yet to handle this epoch's LeaderAndIsr will find the new
+    ISR in it, and a leader already in this epoch takes the new ISR at once and recomputes its
+    HW (`Partition.makeLeader` with the same leader epoch @ 3.7.0). Followers are not asked to
+    truncate: their leader epoch did not change."""
+    e, ldr = controller_epoch(s, lay), controller_leader(s, lay)
+    set_controller(t, lay, e, ldr, new_isr, offline)
+    record_elr(s, t, lay, new_elr)
+    pending = bounced(s, lay)
     for r in range(lay.replicas):
-        if alive(s, lay, r) and not member(offline, r) and registered(s, lay, r):
+        if alive(t, lay, r) and registered(t, lay, r) and not member(offline | pending, r) and has_request(t, lay, r, e):
+            deliver(t, lay, r, e, ldr, new_isr)
+    if ldr != NONE and leads_epoch(t, lay, ldr, e):
+        set_isr(t, lay, ldr, new_isr)
+        advance_hw(t, lay, ldr)
+
+
+@kernel
+def controller_change(s, t, lay, new_isr, new_elr, offline):
+    """The controller changes the ISR (or ELR) and keeps the leader: in the same leader epoch
+    from kafka37 on (`controller_isr_update`), in a new one before (`controller_update`)."""
+    if isr_change_keeps_leader_epoch(lay):
+        controller_isr_update(s, t, lay, new_isr, new_elr, offline)
+    else:
+        controller_update(s, t, lay, controller_leader(s, lay), new_isr, new_elr, offline)
+
+
+@kernel
+def live(s, lay, offline):
+    """The replicas that are up, not among the brokers the controller knows are dead or has yet to
+    fail as bounced (`bounced`), and (under kip966) registered since their last stop: the
+    unfenced ones."""
+    replicas = 0
+    pending = bounced(s, lay)
+    for r in range(lay.replicas):
+        if alive(s, lay, r) and not member(offline | pending, r) and registered(s, lay, r):
             replicas |= 1 << r
     return replicas
 
@@ -99,57 +166,40 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
 
 
 @kernel
-def restarted_unregistered(s, lay, r):
-    """Broker r is up again after a stop and has not registered with the controller yet: it knows
-    no epoch and has no LeaderAndIsr to handle."""
-    return alive(s, lay, r) and epoch(s, lay, r) == NO_EPOCH and crashes(s, lay) > 0 and not waiting(s, lay, r)
-
-
-@kernel
 def controller_notice_failure(s, lay, out, acts, n):
     """The controller notices that broker r died, or that r restarted before it saw the death (a
-    bounced broker is failed first): r leaves the ISR (unless it is the last member, as Kafka
+    bounced broker is failed first, and before any other broker: `bounced`): r leaves the ISR (unless it is the last member, as Kafka
     keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
     min.insync.replicas), and if it led, or the partition was offline, a leader is elected
-    among the others. From kafka37 on a new epoch is written only when the partition's record
-    changes, as every Kafka controller does; the older variants still write one for every
-    notice (a deviation kept until their figures are measured again). (Not under a majority
-    quorum, which has no ISR and elects by votes.)"""
+    among the others. A new epoch is written only when the partition's record changes, as every
+    Kafka controller does (`KafkaController.removeReplicaFromIsr` @ 0.10.2.0 writes only when the
+    broker was in the ISR; an offline partition with no candidate stays as it is). (Not under a
+    majority quorum, which has no ISR and elects by votes.)"""
     if majority_quorum(lay):
         return n
     ldr, isr, offline = controller_leader(s, lay), controller_isr(s, lay), controller_offline(s, lay)
     spare = controller_epoch(s, lay) < lay.max_epoch
+    first = bounced(s, lay)
     for r in range(lay.replicas):
-        if member(offline, r) or not (not alive(s, lay, r) or bounce_failed_first(lay) and
-                                      restarted_unregistered(s, lay, r)):
+        if member(offline, r) or not (not alive(s, lay, r) or member(first, r)) or (first and not member(first, r)):
             continue
         me = 1 << r
         shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
         new_elr = elr_after(s, lay, shrunk, 0)
-        electing = ldr == r or ldr == NONE and (not bounce_failed_first(lay) or
-                                                candidates(s, lay, shrunk, new_elr, offline | me) != 0)
+        electing = ldr == r or ldr == NONE and candidates(s, lay, shrunk, new_elr, offline | me) != 0
         if electing:
             if spare:
                 n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, new_elr, offline | me)
-        elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)) or not bounce_failed_first(lay):
-            if spare:
+        elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)):
+            if spare or isr_change_keeps_leader_epoch(lay):
                 t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
-                controller_update(s, t, lay, ldr, shrunk, new_elr, offline | me)
+                controller_change(s, t, lay, shrunk, new_elr, offline | me)
                 n += 1
-        else:  # nothing in the partition's record changes: no new epoch, nothing sent (kafka37 on, for now)
+        else:  # nothing in the partition's record changes: no new epoch, nothing sent
             t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
             set_controller_offline(t, lay, offline | me)
             n += 1
     return n
-
-
-@kernel
-def waiting(s, lay, r):
-    """Broker r has a LeaderAndIsr request it has not handled yet."""
-    for e in range(lay.max_epoch + 1):
-        if has_request(s, lay, r, e):
-            return True
-    return False
 
 
 @kernel
@@ -162,12 +212,12 @@ def controller_notice_restart(s, lay, out, acts, n):
     votes, `election.win_election`): r is sent the current leader, unless r was that leader,
     which waits for the next election; and a restart needs no failure noticed first."""
     ldr, e = controller_leader(s, lay), controller_epoch(s, lay)
+    if bounced(s, lay):
+        return n  # a bounced broker is failed before any broker is taken back
     for r in range(lay.replicas):
         if not restarted_unregistered(s, lay, r):
             continue
         me = 1 << r
-        if bounce_failed_first(lay) and not member(controller_offline(s, lay), r):
-            continue  # seen as failed first (`controller_notice_failure`)
         offline = controller_offline(s, lay) & ~me
         unclean = me if last_stop(s, lay, r) == UNCLEAN_STOP else 0
         isr = controller_isr(s, lay) & ~unclean
@@ -181,9 +231,11 @@ def controller_notice_restart(s, lay, out, acts, n):
                 n = elect(u, lay, out, acts, n, CONTROLLER_NOTICE_RESTART, r, isr, new_elr, offline)
             continue
         elif isr != controller_isr(s, lay):
-            if e < lay.max_epoch:
+            if e < lay.max_epoch or isr_change_keeps_leader_epoch(lay):
                 t = emit(u, out, acts, n, action_code(CONTROLLER_NOTICE_RESTART, r, leader_arg(ldr), 0))
-                controller_update(u, t, lay, ldr, isr, new_elr, offline)
+                controller_change(u, t, lay, isr, new_elr, offline)
+                if isr_change_keeps_leader_epoch(lay):
+                    deliver(t, lay, r, e, ldr, isr)
                 n += 1
             continue
         t = emit(u, out, acts, n, action_code(CONTROLLER_NOTICE_RESTART, r, leader_arg(ldr), 0))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
+from .controller import controller_update
 from .elr import elr_after, record_elr
 from .hw import advance_hw, is_true_leader
 from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
-from .layout import (cache_size, cache_start, hw, isr, leo, member, remote_fresh, remote_leo, set_controller_isr, set_isr,
-                     size)
-from .variants import broker_epochs, fenced, majority_quorum
+from .layout import (cache_size, cache_start, controller_epoch, controller_offline, hw, isr, leo, member, remote_fresh,
+                     remote_leo, set_controller_isr, set_isr, size)
+from .variants import broker_epochs, fenced, majority_quorum, shrink_bumps_leader_epoch
 
 
 @kernel
@@ -42,8 +43,12 @@ def epoch_start(s, lay, r):
 @kernel
 def leader_shrink_isr(s, lay, out, acts, n):
     """The true leader drops a follower whose remote LEO is behind its own LEO: in abstract time,
-    "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind. (A
-    majority quorum has no ISR.)"""
+    "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind. Under
+    kip903 the controller commits the shrink in a new leader epoch with the same leader
+    (`variants.shrink_bumps_leader_epoch`), which the leader itself takes up only when it handles
+    that LeaderAndIsr; until then it keeps its old epoch and ISR (Kafka ignores the AlterPartition
+    answer of another leader epoch: `Partition.handleAlterPartitionUpdate` @ 3.5.0). (A majority
+    quorum has no ISR.)"""
     if majority_quorum(lay):
         return n
     for ldr in range(lay.replicas):
@@ -51,9 +56,16 @@ def leader_shrink_isr(s, lay, out, acts, n):
             continue
         view = isr(s, lay, ldr)
         for f in range(lay.replicas):
-            if member(view, f) and f != ldr and remote_leo(s, lay, ldr, f) < leo(s, lay, ldr):
+            if not (member(view, f) and f != ldr and remote_leo(s, lay, ldr, f) < leo(s, lay, ldr)):
+                continue
+            shrunk = view & ~(1 << f)
+            if not shrink_bumps_leader_epoch(lay):
                 t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
-                write_isr(s, t, lay, ldr, view & ~(1 << f))
+                write_isr(s, t, lay, ldr, shrunk)
+                n += 1
+            elif controller_epoch(s, lay) < lay.max_epoch:
+                t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
+                controller_update(s, t, lay, ldr, shrunk, elr_after(s, lay, shrunk, 0), controller_offline(s, lay))
                 n += 1
     return n
 
@@ -61,7 +73,7 @@ def leader_shrink_isr(s, lay, out, acts, n):
 @kernel
 def leader_expand_isr(s, lay, out, acts, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
-    start offset of the leader's current epoch; from kafka37 on, only a LEO the follower's
+    start offset of the leader's current epoch; from kip903 on, only a LEO the follower's
     current incarnation reported: KIP-903's broker epochs)."""
     if majority_quorum(lay):
         return n

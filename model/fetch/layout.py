@@ -15,6 +15,8 @@ accessors below (the only code that knows offsets).
                 replicas (a replica set), its last known leader + 1 (0: none), and the brokers
                 whose last stop was clean, and those whose last stop was unclean, that the
                 controller has not yet seen register again (two replica sets)
+    disks       (only with --max-disk-losses above 0; no slot otherwise) how many brokers have
+                restarted on an empty disk
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
                 (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
                 record count); the epoch cache's size; then
@@ -57,8 +59,8 @@ NOT_SENT = 0
 
 ACKS = ("0", "1", "all")
 ACKS_0, ACKS_1, ACKS_ALL = range(3)
-VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320", "kafka37", "kip966")
-HW_TRUNCATION, KIP101, KIP279, KIP320, KAFKA37, KIP966 = range(6)
+VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320", "kip903", "kafka37", "kip966")
+HW_TRUNCATION, KIP101, KIP279, KIP320, KIP903, KAFKA37, KIP966 = range(7)
 ELR_SET, LAST_LEADER, CLEAN_STOPS, UNCLEAN_STOPS, ELR_SLOTS = range(5)
 """The slots of the ELR block (kip966 only), and how many there are."""
 RUNNING, CLEAN_STOP, UNCLEAN_STOP = range(3)
@@ -79,6 +81,7 @@ class FetchLayout(NamedTuple):
     max_records: int
     max_epoch: int
     max_crashes: int
+    max_disk_losses: int
     acks: int
     min_insync: int
     unclean: int
@@ -95,6 +98,7 @@ class FetchLayout(NamedTuple):
     producer_base: int
     requests_at: int
     elr_at: int
+    disks_at: int
     broker_base: int
     broker_stride: int
     fetched_at: int
@@ -114,7 +118,8 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     producer_base = committed_base + 2 * records
     requests_at = producer_base + SEND_SLOTS * sends
     elr_at = requests_at + REQUEST_SLOTS * sends
-    broker_base = elr_at + (ELR_SLOTS if variant == "kip966" else 0)
+    disks_at = elr_at + (ELR_SLOTS if variant == "kip966" else 0)
+    broker_base = disks_at + (1 if config.max_disk_losses else 0)
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
@@ -122,11 +127,11 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     stride = inbox_at + 2 * epochs
     width = -(-(broker_base + config.replicas * stride) // 8) * 8
     return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
-                       ACKS.index(config.acks), config.min_insync_replicas, int(config.unclean_leader_election),
-                       int(config.flush == "async"), QUORUMS.index(config.quorum), int(config.retries),
-                       config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant), int(ghost), width,
-                       acked_base, committed_base, producer_base, requests_at, elr_at, broker_base, stride, fetched_at,
-                       cache_at, remote_at, inbox_at)
+                       config.max_disk_losses, ACKS.index(config.acks), config.min_insync_replicas,
+                       int(config.unclean_leader_election), int(config.flush == "async"), QUORUMS.index(config.quorum),
+                       int(config.retries), config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant),
+                       int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
+                       broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 
 
 # ----- replica sets --------------------------------------------------------------------------------
@@ -169,6 +174,19 @@ def crashes(s, lay):
 def count_crash(t, lay):
     """One more broker crash has happened."""
     t[CRASHES] += 1
+
+
+@kernel
+def disk_losses(s, lay):
+    """How many brokers have restarted on an empty disk in this behaviour (0 when the bounds
+    allow none, and the row has no slot for it)."""
+    return s[lay.disks_at] if lay.max_disk_losses else 0
+
+
+@kernel
+def count_disk_loss(t, lay):
+    """One more broker has restarted on an empty disk (only when the bounds allow it)."""
+    t[lay.disks_at] += 1
 
 
 # ----- the controller's record ---------------------------------------------------------------------
@@ -225,7 +243,7 @@ def set_controller_offline(t, lay, offline):
 @kernel
 def has_elr(lay):
     """The row has the ELR block: the variant is kip966."""
-    return lay.elr_at != lay.broker_base
+    return lay.disks_at != lay.elr_at
 
 
 @kernel

@@ -5,10 +5,11 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
-from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART
-from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash, crashes,
-                     drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw, leo, mark_remote_stale, set_alive,
-                     set_checkpoint, set_flushed, set_hw, set_last_stop, set_remote_leo, set_view, truncate)
+from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART, RESTART_EMPTY
+from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash,
+                     count_disk_loss, crashes, disk_losses, drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw,
+                     leo, mark_remote_stale, set_alive, set_checkpoint, set_flushed, set_hw, set_last_stop,
+                     set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
 from .variants import broker_epochs, eligible_leaders
@@ -89,6 +90,31 @@ def restart(s, lay, out, acts, n):
             t = emit(s, out, acts, n, action_code(RESTART, r, 0, 0))
             set_alive(t, lay, r, True)
             set_hw(t, lay, r, min(checkpoint(s, lay, r), leo(s, lay, r)))
+            n += 1
+    return n
+
+
+@kernel
+def restart_empty(s, lay, out, acts, n):
+    """Broker r restarts on an empty disk (while disk losses remain in the bounds): its log
+    directory was lost or replaced, so it comes back with no records, no epoch cache, HW 0 and no
+    clean-shutdown marker, under the same broker id (KIP-903's story, KAFKA-14139). Kafka
+    recreates the partition's log empty (`LogManager.getOrCreateLog`) and the broker registers
+    with a new broker epoch like any restart."""
+    if disk_losses(s, lay) >= lay.max_disk_losses:
+        return n
+    for r in range(lay.replicas):
+        if not alive(s, lay, r):
+            t = emit(s, out, acts, n, action_code(RESTART_EMPTY, r, 0, 0))
+            set_alive(t, lay, r, True)
+            truncate(t, lay, r, 0)
+            cache_trim(t, lay, r, 0)
+            set_flushed(t, lay, r, 0)
+            set_checkpoint(t, lay, r, 0)
+            set_hw(t, lay, r, 0)
+            if eligible_leaders(lay):
+                set_last_stop(t, lay, r, UNCLEAN_STOP)
+            count_disk_loss(t, lay)
             n += 1
     return n
 

@@ -34,9 +34,12 @@ class FetchModel:
         if config.min_insync_replicas > config.replicas:
             raise ModelError(f"--min-insync-replicas ({config.min_insync_replicas}) cannot exceed --replicas "
                              f"({config.replicas})")
-        if config.quorum != "isr" and variant in ("kafka37", "kip966"):
-            raise ModelError(f"--variant {variant} with --quorum {config.quorum}: the strict min-ISR rule and eligible "
-                             f"leader replicas are ISR rules, and a majority quorum has no ISR (use --quorum isr)")
+        if config.max_disk_losses > config.max_crashes:
+            raise ModelError(f"--max-disk-losses ({config.max_disk_losses}) cannot exceed --max-crashes "
+                             f"({config.max_crashes}): a broker restarts on an empty disk only after a crash")
+        if config.quorum != "isr" and variant in ("kip903", "kafka37", "kip966"):
+            raise ModelError(f"--variant {variant} with --quorum {config.quorum}: broker epochs, the strict min-ISR rule and "
+                             f"eligible leader replicas are ISR rules, and a majority quorum has no ISR (use --quorum isr)")
         if config.quorum != "isr" and variant != "kip320":
             raise ModelError(f"--quorum {config.quorum} has its own epoch rules (Raft's, with KIP-320's fencing): "
                              f"use --variant kip320, not {variant}")

@@ -49,7 +49,7 @@ class Broker(NamedTuple):
     """One replica's broker. On disk: the log (the first `flushed` records), the HW checkpoint
     and the leader-epoch cache ((epoch, start offset) pairs, kept with the log). In memory:
     the HW, the leader epoch and leader it knows (itself when leading), as leader its ISR and the
-    remote LEO of every replica (-1 unknown; from kafka37 on, -2 - LEO for one reported before
+    remote LEO of every replica (-1 unknown; from kip903 on, -2 - LEO for one reported before
     that replica's latest restart, which KIP-903 keeps out of the ISR), its one in-flight fetch,
     if any, and the
     LeaderAndIsr requests sent to it and not yet handled (it may handle them in any order).
@@ -136,7 +136,8 @@ class FetchState(NamedTuple):
     invariant needs them): writes waiting for acks=all, acknowledged writes, committed records
     and the highest HW consumers have seen. With `--retries`, also the producer's view of every
     record (`producer`, one `ProducerRecord` per record id) and its produce requests in flight,
-    in the order they were sent (`requests`); both are empty otherwise."""
+    in the order they were sent (`requests`); both are empty otherwise. `disk_losses` counts the
+    brokers that restarted on an empty disk (`--max-disk-losses`)."""
 
     brokers: tuple
     controller: Controller
@@ -148,6 +149,7 @@ class FetchState(NamedTuple):
     consumer_hw: int = 0
     producer: tuple = ()
     requests: tuple = ()
+    disk_losses: int = 0
 
     def request_target(self, rid: int) -> int:
         """The broker that record rid's produce request is in flight to, NONE when none is."""

@@ -10,7 +10,7 @@ from .election import win_election
 from .ghost import update_ghost
 from .isr import leader_expand_isr, leader_shrink_isr
 from .leadership import become_follower, become_leader
-from .lifecycle import checkpoint_hw, clean_shutdown, crash, flush, restart
+from .lifecycle import checkpoint_hw, clean_shutdown, crash, flush, restart, restart_empty
 from .producer import producer_write
 from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
 from .retries import leader_handle_produce, producer_receive_ack, producer_send, producer_timeout
@@ -29,6 +29,7 @@ def successors(s, lay, out, acts):
     n = crash(s, lay, out, acts, n)
     n = clean_shutdown(s, lay, out, acts, n)
     n = restart(s, lay, out, acts, n)
+    n = restart_empty(s, lay, out, acts, n)
     n = checkpoint_hw(s, lay, out, acts, n)
     n = flush(s, lay, out, acts, n)
     n = controller_notice_failure(s, lay, out, acts, n)
@@ -52,7 +53,8 @@ def max_successors(lay) -> int:
     per (noticed broker, elected leader) for the controller's, per (replica, epoch) for
     handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election;
     with retries, one per (record, replica) for sends, per replica for handling a request, and
-    two per record for an answer or a timeout; and per replica for kip966's clean shutdown."""
+    two per record for an answer or a timeout; and per replica for kip966's clean shutdown and for a
+    restart on an empty disk."""
     n, e = lay.replicas, lay.max_epoch + 1
     retrying = lay.max_records * (n + 2) + n if lay.retries else 0
-    return 9 * n + 4 * n * n + 2 * n * e + n * (1 << n) + retrying
+    return 10 * n + 4 * n * n + 2 * n * e + n * (1 << n) + retrying

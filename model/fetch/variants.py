@@ -1,12 +1,14 @@
 """What the protocol variants change, asked of the layout's variant index:
 
-    rule                                  hw    kip101  kip279  kip320  kafka37  kip966
-    truncation point on becoming follower hw    kip101  kip279  kip279  kip279   kip279
-    asks the leader (OffsetsForLeaderEpoch) no  yes     yes     yes     yes      yes
+    rule                                  hw    kip101  kip279  kip320  kip903  kafka37  kip966
+    truncation point on becoming follower hw    kip101  kip279  kip279  kip279  kip279   kip279
+    asks the leader (OffsetsForLeaderEpoch) no  yes     yes     yes     yes     yes      yes
     current leader epoch in FETCH and OffsetsForLeaderEpoch (fencing)   from kip320 on
+    a bounced broker is failed first, then taken back (KAFKA-7235)     from kip320 on
+    ISR expansion only on a FETCH of the follower's current incarnation (KIP-903)  from kip903 on
+    every ISR shrink, the leader's own included, bumps the leader epoch (KRaft before MV 3.6)  kip903 only
+    a controller change of the ISR alone keeps the leader epoch (KRaft from MV 3.6)    from kafka37 on
     HW frozen while the ISR is below min.insync.replicas (KAFKA-15583)  from kafka37 on
-    a bounced broker is failed first, then taken back (KAFKA-7235)     from kafka37 on
-    ISR expansion only on a FETCH of the follower's current incarnation (KIP-903)  from kafka37 on
     eligible leader replicas, clean-shutdown marker (KIP-966 part 1)    kip966 only
 
 and what a majority quorum (`--quorum majority`, Raft and KRaft's rules, always with kip320's
@@ -20,7 +22,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 
 from ..truncation_rules import HW_RULE, KIP101_RULE, KIP279_RULE, NO_TRUNCATION
-from .layout import HW_TRUNCATION, ISR_QUORUM, KAFKA37, KIP101, KIP320, KIP966, MAJORITY, leo
+from .layout import HW_TRUNCATION, ISR_QUORUM, KAFKA37, KIP101, KIP320, KIP903, KIP966, MAJORITY, leo
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
 
 
@@ -88,11 +90,11 @@ def bounce_failed_first(lay):
     unless it is the last member, and loses leadership), then taken back: Kafka's ZooKeeper
     controller from 2.2 (KAFKA-7235, `KafkaController.processBrokerChange`) and KRaft
     (`ClusterControlManager.registerBroker` refuses the new incarnation until the old one is
-    fenced). From kafka37 on (KRaft): kip320 stands for 2.1 to 3.4, and 2.1's controller could
-    miss a bounce (KAFKA-1120); up to kip320 the controller takes a restarted broker back
-    directly, electing among the live ISR members, itself included (to be narrowed to 2.1's
-    behaviour). Not under a majority quorum, which elects by votes."""
-    return lay.variant >= KAFKA37 and not majority_quorum(lay)
+    fenced). From kip320 on, as Kafka 2.2 to 3.4 (2.1's controller could still miss a bounce,
+    KAFKA-1120). The older variants stand for releases that could miss it; for them the
+    controller takes a restarted broker back directly, electing among the live ISR members,
+    itself included. Not under a majority quorum, which elects by votes."""
+    return lay.variant >= KIP320 and not majority_quorum(lay)
 
 
 @kernel
@@ -101,10 +103,32 @@ def broker_epochs(lay):
     the leader keeps it with the follower's position, and neither the leader
     (`Partition.isReplicaIsrEligible`) nor the controller accepts an ISR expansion whose broker
     epoch is not the follower's current one: a restarted follower joins the ISR only on a FETCH
-    of its new incarnation. From kafka37 on (the KIP-903 variant for 3.5 and 3.6 is not
-    modelled yet); before, an AlterPartition decided on a FETCH from before a restart could be
-    committed after it (kip320 stands for 2.7-3.4 there)."""
-    return lay.variant >= KAFKA37 and not majority_quorum(lay)
+    of its new incarnation. From kip903 on; before, an AlterPartition decided on a FETCH from
+    before a restart could be committed after it (kip320 as Kafka 2.7 to 3.4)."""
+    return lay.variant >= KIP903 and not majority_quorum(lay)
+
+
+@kernel
+def shrink_bumps_leader_epoch(lay):
+    """KRaft before metadata version 3.6 (Kafka 3.5, and 3.6 at an older metadata version):
+    every ISR shrink the controller commits, a leader's own AlterPartition included, starts a new
+    leader epoch with the same leader (`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @
+    3.5.0; KAFKA-15021 ended it at metadata version 3.6). The leader keeps its old epoch and ISR
+    until it handles the new LeaderAndIsr, and its followers follow it again in the new epoch.
+    kip903 only: the ZooKeeper controller writes a leader's own shrink in the same epoch."""
+    return lay.variant == KIP903
+
+
+@kernel
+def isr_change_keeps_leader_epoch(lay):
+    """KRaft from metadata version 3.6 (KAFKA-15021): a controller change of the ISR or ELR alone,
+    with the same leader (a dead follower removed, kip966's unclean registrant removed), bumps
+    only the partition epoch; the brokers apply it in the leader epoch they are in
+    (`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.6.0, 3.7.0). From kafka37 on
+    (3.7 to 3.9 and 4.x run metadata version 3.6 or later); the ZooKeeper controller writes each
+    such change in a new leader epoch (`KafkaController.removeReplicaFromIsr`,
+    `LeaderAndIsr.newLeaderAndIsr`), and so does KRaft before 3.6."""
+    return lay.variant >= KAFKA37
 
 
 @kernel

@@ -110,7 +110,9 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         return f"{name} applies the FETCH response: LEO {b.leo}, HW {b.hw}"
     elr = f", ELR {isr_text(c.elr)}" if c.elr or before.controller.elr else ""
     if kind == "LeaderShrinkIsr":
-        return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}{elr}"
+        bumped = (f"; the controller starts epoch {c.epoch} with it, which {name} takes up when it handles it"
+                  if c.epoch != before.controller.epoch else "")
+        return f"{name} removes lagging {replica_name(args[1])} from the ISR: {isr_text(c.isr)}{elr}{bumped}"
     if kind == "LeaderExpandIsr":
         return f"{name} adds caught-up {replica_name(args[1])} to the ISR: {isr_text(c.isr)}{elr}"
     if kind == "CleanShutdown":
@@ -120,6 +122,8 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         return f"{name} crashes (keeps {after.brokers[args[0]].leo} flushed records, HW checkpoint {after.brokers[args[0]].checkpoint})"
     if kind == "Restart":
         return f"{name} restarts with HW {after.brokers[args[0]].hw}"
+    if kind == "RestartEmpty":
+        return f"{name} restarts on an empty disk: no records, no epoch cache, HW 0"
     if kind == "CheckpointHw":
         return f"{name} checkpoints its HW {after.brokers[args[0]].checkpoint}"
     if kind == "Flush":
