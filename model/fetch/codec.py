@@ -104,6 +104,10 @@ def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
         row[lay.disks_at] = state.disk_losses
     elif state.disk_losses:
         raise ValueError("a state with disk losses needs a model built with --max-disk-losses")
+    if lay.max_fencings:
+        row[lay.fencings_at] = state.fencings
+    elif state.fencings:
+        raise ValueError("a state with fenced brokers needs a model built with --max-fencings")
     for r, b in enumerate(state.brokers):
         at = lay.broker_base + r * lay.broker_stride
         row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
@@ -174,14 +178,15 @@ def decode(row, lay: FetchLayout) -> FetchState:
                             *((v[lay.elr_at + ELR_SET], v[lay.elr_at + LAST_LEADER] - 1) if kip966 else ()))
     producer, requests = _producer_view(v, lay)
     disks = v[lay.disks_at] if lay.max_disk_losses else 0
+    fenced = v[lay.fencings_at] if lay.max_fencings else 0
     if not lay.ghost:
         return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], producer=producer,
-                          requests=requests, disk_losses=disks)
+                          requests=requests, disk_losses=disks, fencings=fenced)
     pending = tuple(Pending(v[at], Record(v[at + 1], v[at + 2]), v[at + 3], v[at + 4])
                     for at in (HEADER + PENDING_SLOTS * i for i in range(v[PENDING_COUNT])))
     return FetchState(tuple(brokers), controller, v[NEXT_RECORD_ID], v[CRASHES], pending,
                       _ghost_entries(v, lay.acked_base, lay), _ghost_entries(v, lay.committed_base, lay),
-                      v[CONSUMER_HW], producer, requests, disks)
+                      v[CONSUMER_HW], producer, requests, disks, fenced)
 
 
 def fitting_layout(*states: FetchState) -> FetchLayout:
@@ -203,7 +208,8 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
             caches.append(len(b.cache))
     config = FetchConfig(len(states[0].brokers), max(lengths), max(ids), max(max(epochs), max(caches) - 1),
                          max(s.crashes for s in states), "all", 1, False, "sync",
-                         retries=any(s.producer for s in states), max_disk_losses=max(s.disk_losses for s in states))
+                         retries=any(s.producer for s in states), max_disk_losses=max(s.disk_losses for s in states),
+                         max_fencings=max(s.fencings for s in states))
     elr = any(s.controller.elr or s.controller.last_leader != NONE or any(b.last_stop for b in s.brokers)
               for s in states)
     return fetch_layout(config, "kip966" if elr else "hw", ghost=True)

@@ -30,10 +30,10 @@ from checker.kernel.steps import action_code, emit
 
 from .elr import elr_after, elr_after_election, elr_candidates, record_elr, registered
 from .hw import advance_hw, leads_epoch
-from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, NO_LEADER
+from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER, NO_LEADER
 from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader,
-                     controller_offline, crashes, deliver, elr, epoch, has_request, last_stop, member, set_controller,
-                     set_controller_offline, set_isr, set_last_stop)
+                     controller_offline, count_fencing, crashes, deliver, elr, epoch, fencings, has_request, last_stop,
+                     member, set_controller, set_controller_offline, set_isr, set_last_stop)
 from .state import NO_EPOCH, NONE
 from .variants import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
 
@@ -166,56 +166,95 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
 
 
 @kernel
-def controller_notice_failure(s, lay, out, acts, n):
-    """The controller notices that broker r died, or that r restarted before it saw the death (a
-    bounced broker is failed first, and before any other broker: `bounced`): r leaves the ISR (unless it is the last member, as Kafka
-    keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
-    min.insync.replicas), and if it led, or the partition was offline, a leader is elected
-    among the others. A new epoch is written only when the partition's record changes, as every
-    Kafka controller does (`KafkaController.removeReplicaFromIsr` @ 0.10.2.0 writes only when the
-    broker was in the ISR; an offline partition with no candidate stays as it is). (Not under a
-    majority quorum, which has no ISR and elects by votes.)"""
-    if majority_quorum(lay):
-        return n
+def fail(s, lay, out, acts, n, kind, r):
+    """One successor per outcome of the controller handling broker r as gone (as action `kind`,
+    with r and the leader after as arguments): r leaves the ISR (unless it is the last member, as
+    Kafka keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
+    min.insync.replicas), and if it led, or the partition was offline, a leader is elected among
+    the others. A new epoch is written only when the partition's record changes, as every Kafka
+    controller does (`KafkaController.removeReplicaFromIsr` @ 0.10.2.0 writes only when the
+    broker was in the ISR; an offline partition with no candidate stays as it is); none when the
+    epochs are spent and one would be needed."""
     ldr, isr, offline = controller_leader(s, lay), controller_isr(s, lay), controller_offline(s, lay)
     spare = controller_epoch(s, lay) < lay.max_epoch
-    first = bounced(s, lay)
+    me = 1 << r
+    shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
+    new_elr = elr_after(s, lay, shrunk, 0)
+    electing = ldr == r or ldr == NONE and candidates(s, lay, shrunk, new_elr, offline | me) != 0
+    if electing:
+        if spare:
+            n = elect(s, lay, out, acts, n, kind, r, shrunk, new_elr, offline | me)
+    elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)):
+        if spare or isr_change_keeps_leader_epoch(lay):
+            t = emit(s, out, acts, n, action_code(kind, r, leader_arg(ldr), 0))
+            controller_change(s, t, lay, shrunk, new_elr, offline | me)
+            n += 1
+    else:  # nothing in the partition's record changes: no new epoch, nothing sent
+        t = emit(s, out, acts, n, action_code(kind, r, leader_arg(ldr), 0))
+        set_controller_offline(t, lay, offline | me)
+        n += 1
+    return n
+
+
+@kernel
+def controller_notice_failure(s, lay, out, acts, n):
+    """The controller notices that broker r died, or that r restarted before it saw the death (a
+    bounced broker is failed first, and before any other broker: `bounced`), and handles it as
+    gone (`fail`). (Not under a majority quorum, which has no ISR and elects by votes.)"""
+    if majority_quorum(lay):
+        return n
+    offline, first = controller_offline(s, lay), bounced(s, lay)
     for r in range(lay.replicas):
         if member(offline, r) or not (not alive(s, lay, r) or member(first, r)) or (first and not member(first, r)):
             continue
-        me = 1 << r
-        shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
-        new_elr = elr_after(s, lay, shrunk, 0)
-        electing = ldr == r or ldr == NONE and candidates(s, lay, shrunk, new_elr, offline | me) != 0
-        if electing:
-            if spare:
-                n = elect(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r, shrunk, new_elr, offline | me)
-        elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)):
-            if spare or isr_change_keeps_leader_epoch(lay):
-                t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
-                controller_change(s, t, lay, shrunk, new_elr, offline | me)
-                n += 1
-        else:  # nothing in the partition's record changes: no new epoch, nothing sent
-            t = emit(s, out, acts, n, action_code(CONTROLLER_NOTICE_FAILURE, r, leader_arg(ldr), 0))
-            set_controller_offline(t, lay, offline | me)
-            n += 1
+        n = fail(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r)
+    return n
+
+
+@kernel
+def fenced_alive(s, lay, r):
+    """Broker r still runs, with the epoch and view it had, though the controller fenced it
+    (`fence_live_broker`): it has yet to register again."""
+    return alive(s, lay, r) and member(controller_offline(s, lay), r) and epoch(s, lay, r) != NO_EPOCH
+
+
+@kernel
+def fence_live_broker(s, lay, out, acts, n):
+    """The controller fences a live broker (while fencings remain in the bounds): its session
+    expired or it missed its heartbeats (`KafkaController.processBrokerChange` @ 3.4.0 on ZooKeeper
+    session expiry; `ReplicationControlManager.maybeFenceOneStaleBroker` @ 3.4.0, 3.7.0). The
+    controller handles it as gone (`fail`), while the broker keeps running with its log and the
+    view it had, and may still believe it leads: a zombie, which KIP-320's epoch fencing keeps
+    its followers away from. It is taken back when it registers again (`controller_notice_restart`).
+    (Not under a majority quorum, which elects by votes.)"""
+    if majority_quorum(lay) or fencings(s, lay) >= lay.max_fencings or bounced(s, lay):
+        return n
+    for r in range(lay.replicas):
+        if not alive(s, lay, r) or member(controller_offline(s, lay), r) or not registered(s, lay, r) \
+                or epoch(s, lay, r) == NO_EPOCH:
+            continue
+        first = n
+        n = fail(s, lay, out, acts, n, FENCE_LIVE_BROKER, r)
+        for j in range(first, n):
+            count_fencing(out[j], lay)
     return n
 
 
 @kernel
 def controller_notice_restart(s, lay, out, acts, n):
-    """The controller notices that broker r is back (it knows no epoch and has no request to
-    handle) after it saw r fail: r registers. Under kip966 the registration says whether r shut down cleanly; if
-    not, r leaves the ISR and the ELR. If the partition is offline, a leader is elected in a new
-    epoch (r, if it is the last ISR member: Last Replica Standing). Otherwise, or when nobody can be elected, r is sent the current LeaderAndIsr (in a
-    new epoch if r left the ISR). Under a majority quorum nobody is elected here (elections are
+    """The controller notices that broker r is back after it saw r fail: r restarted (it knows no
+    epoch and has no request to handle), or r, fenced while it ran, registers again. Under kip966
+    the registration says whether r shut down cleanly; if not, r leaves the ISR and the ELR. If
+    the partition is offline, a leader is elected in a new epoch (r, if it is the last ISR
+    member: Last Replica Standing). Otherwise, or when nobody can be elected, r is sent the
+    current LeaderAndIsr (in a new epoch if r left the ISR). Under a majority quorum nobody is elected here (elections are
     votes, `election.win_election`): r is sent the current leader, unless r was that leader,
     which waits for the next election; and a restart needs no failure noticed first."""
     ldr, e = controller_leader(s, lay), controller_epoch(s, lay)
     if bounced(s, lay):
         return n  # a bounced broker is failed before any broker is taken back
     for r in range(lay.replicas):
-        if not restarted_unregistered(s, lay, r):
+        if not (restarted_unregistered(s, lay, r) or fenced_alive(s, lay, r)):
             continue
         me = 1 << r
         offline = controller_offline(s, lay) & ~me

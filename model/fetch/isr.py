@@ -74,7 +74,8 @@ def leader_shrink_isr(s, lay, out, acts, n):
 def leader_expand_isr(s, lay, out, acts, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
     start offset of the leader's current epoch; from kip903 on, only a LEO the follower's
-    current incarnation reported: KIP-903's broker epochs)."""
+    current incarnation reported, KIP-903's broker epochs, and never a broker the controller has
+    fenced: KIP-841, `ReplicationControlManager.ineligibleReplicasForIsr` @ 3.5.0)."""
     if majority_quorum(lay):
         return n
     for ldr in range(lay.replicas):
@@ -87,8 +88,8 @@ def leader_expand_isr(s, lay, out, acts, n):
                 continue
             if fenced(lay) and known < epoch_start(s, lay, ldr):
                 continue
-            if broker_epochs(lay) and not remote_fresh(s, lay, ldr, f):
-                continue
+            if broker_epochs(lay) and (not remote_fresh(s, lay, ldr, f) or member(controller_offline(s, lay), f)):
+                continue  # KRaft refuses a stale broker epoch (KIP-903) and a fenced broker (KIP-841)
             t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
             write_isr(s, t, lay, ldr, view | (1 << f))
             n += 1

@@ -26,8 +26,8 @@ def _message(msg) -> dict | None:
 def state_to_json(state: FetchState) -> dict[str, Any]:
     """The state as JSON data: replica ids 0-based, `null` for no leader, sets as lists. The
     retrying producer's view is written only when there is one (`--retries`), and kip966's
-    ELR, last known leader and brokers' last stops, and the disk losses, only when they say
-    something."""
+    ELR, last known leader and brokers' last stops, the disk losses and the fencings, only when
+    they say something."""
     data = {
         "brokers": [{
             "alive": b.alive, "log": [list(x) for x in b.log], "flushed": b.flushed, "checkpoint": b.checkpoint,
@@ -57,6 +57,8 @@ def state_to_json(state: FetchState) -> dict[str, Any]:
         data["requests"] = [{"record": q.record, "leader": q.leader} for q in state.requests]
     if state.disk_losses:
         data["disk_losses"] = state.disk_losses
+    if state.fencings:
+        data["fencings"] = state.fencings
     return data
 
 
@@ -130,6 +132,7 @@ def state_from_json(data: Any, replicas: int) -> FetchState:
         return FetchState(brokers, controller, _int(data["next_record_id"]), _int(data["crashes"]), pending,
                           tuple((_int(o), _record(x)) for o, x in data["acked"]),
                           tuple((_int(o), _record(x)) for o, x in data["committed"]), _int(data["consumer_hw"]),
-                          producer, requests, _int(data.get("disk_losses", 0)))  # absent without disk losses
+                          producer, requests, _int(data.get("disk_losses", 0)),  # absent without disk losses
+                          _int(data.get("fencings", 0)))  # absent without fencings
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed fetch state ({type(exc).__name__}: {exc})") from None

@@ -1,24 +1,27 @@
 """The `fetch` model's action kinds and how many arguments each takes; an action's code starts
 with its kind's index here (see `checker.kernel.steps`).
 
-The controller's two kinds name, after the broker noticed, the controller's leader after the
-step (`NO_LEADER` when the partition is offline): an election is a choice among the eligible
-replicas, and each choice is its own step."""
+The controller's kinds and the controlled shutdown name, after the broker, the controller's
+leader after the step (`NO_LEADER` when the partition is offline): an election is a choice among
+the eligible replicas, and each choice is its own step."""
 
 ACTION_KINDS = ("ProducerWrite", "FollowerFetch", "LeaderServeFetch", "FollowerApplyResponse", "LeaderShrinkIsr",
                 "LeaderExpandIsr", "Crash", "Restart", "CheckpointHw", "Flush", "ControllerNoticeFailure",
                 "ControllerNoticeRestart", "BecomeLeader", "BecomeFollower", "WinElection", "ProducerSend",
-                "LeaderHandleProduce", "ProducerReceiveAck", "ProducerTimeout", "CleanShutdown", "RestartEmpty")
+                "LeaderHandleProduce", "ProducerReceiveAck", "ProducerTimeout", "CleanShutdown", "RestartEmpty",
+                "ControlledShutdown", "FenceLiveBroker")
 (PRODUCER_WRITE, FOLLOWER_FETCH, LEADER_SERVE_FETCH, FOLLOWER_APPLY_RESPONSE, LEADER_SHRINK_ISR, LEADER_EXPAND_ISR,
  CRASH, RESTART, CHECKPOINT_HW, FLUSH, CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, BECOME_LEADER,
  BECOME_FOLLOWER, WIN_ELECTION, PRODUCER_SEND, LEADER_HANDLE_PRODUCE, PRODUCER_RECEIVE_ACK,
- PRODUCER_TIMEOUT, CLEAN_SHUTDOWN, RESTART_EMPTY) = range(len(ACTION_KINDS))
-ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1)
+ PRODUCER_TIMEOUT, CLEAN_SHUTDOWN, RESTART_EMPTY, CONTROLLED_SHUTDOWN, FENCE_LIVE_BROKER) = range(len(ACTION_KINDS))
+ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2)
 """Arguments per kind: (replica), (replica), (leader, follower), (follower), (leader, follower) twice,
 (replica) four times, (broker, controller's leader after) twice, (replica, epoch), (replica, leader, epoch),
 (candidate, voter, voter), (record, leader), (leader, record), (record) twice, (replica). The retrying
 producer's four kinds come after the others, with at most two arguments each (see `checker.kernel.steps`), then
-kip966's clean shutdown and the restart on an empty disk (`--max-disk-losses`), (replica) each."""
+kip966's clean shutdown and the restart on an empty disk (`--max-disk-losses`), (replica) each, and the
+controlled shutdown (`--controlled-shutdown`) and the fencing of a live broker (`--max-fencings`), (broker,
+controller's leader after) each."""
 
 NO_LEADER = 15
 """The controller's-leader argument of a controller step that leaves the partition offline."""

@@ -17,6 +17,8 @@ accessors below (the only code that knows offsets).
                 controller has not yet seen register again (two replica sets)
     disks       (only with --max-disk-losses above 0; no slot otherwise) how many brokers have
                 restarted on an empty disk
+    fencings    (only with --max-fencings above 0; no slot otherwise) how many times the
+                controller has fenced a live broker
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
                 (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
                 record count); the epoch cache's size; then
@@ -82,6 +84,8 @@ class FetchLayout(NamedTuple):
     max_epoch: int
     max_crashes: int
     max_disk_losses: int
+    controlled_shutdown: int
+    max_fencings: int
     acks: int
     min_insync: int
     unclean: int
@@ -99,6 +103,7 @@ class FetchLayout(NamedTuple):
     requests_at: int
     elr_at: int
     disks_at: int
+    fencings_at: int
     broker_base: int
     broker_stride: int
     fetched_at: int
@@ -119,7 +124,8 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     requests_at = producer_base + SEND_SLOTS * sends
     elr_at = requests_at + REQUEST_SLOTS * sends
     disks_at = elr_at + (ELR_SLOTS if variant == "kip966" else 0)
-    broker_base = disks_at + (1 if config.max_disk_losses else 0)
+    fencings_at = disks_at + (1 if config.max_disk_losses else 0)
+    broker_base = fencings_at + (1 if config.max_fencings else 0)
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
@@ -127,11 +133,12 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     stride = inbox_at + 2 * epochs
     width = -(-(broker_base + config.replicas * stride) // 8) * 8
     return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
-                       config.max_disk_losses, ACKS.index(config.acks), config.min_insync_replicas,
+                       config.max_disk_losses, int(config.controlled_shutdown), config.max_fencings,
+                       ACKS.index(config.acks), config.min_insync_replicas,
                        int(config.unclean_leader_election), int(config.flush == "async"), QUORUMS.index(config.quorum),
                        int(config.retries), config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
-                       broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 
 
 # ----- replica sets --------------------------------------------------------------------------------
@@ -187,6 +194,19 @@ def disk_losses(s, lay):
 def count_disk_loss(t, lay):
     """One more broker has restarted on an empty disk (only when the bounds allow it)."""
     t[lay.disks_at] += 1
+
+
+@kernel
+def fencings(s, lay):
+    """How many times the controller has fenced a live broker in this behaviour (0 when the
+    bounds allow none, and the row has no slot for it)."""
+    return s[lay.fencings_at] if lay.max_fencings else 0
+
+
+@kernel
+def count_fencing(t, lay):
+    """The controller has fenced a live broker once more (only when the bounds allow it)."""
+    t[lay.fencings_at] += 1
 
 
 # ----- the controller's record ---------------------------------------------------------------------

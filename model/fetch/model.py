@@ -43,6 +43,10 @@ class FetchModel:
         if config.quorum != "isr" and variant != "kip320":
             raise ModelError(f"--quorum {config.quorum} has its own epoch rules (Raft's, with KIP-320's fencing): "
                              f"use --variant kip320, not {variant}")
+        if config.quorum != "isr" and (config.controlled_shutdown or config.max_fencings):
+            given = "--controlled-shutdown" if config.controlled_shutdown else "--max-fencings"
+            raise ModelError(f"--quorum {config.quorum} elects by votes: {given}, which has the controller "
+                             f"move leadership, does not apply")
         if config.quorum != "isr" and config.unclean_leader_election:
             raise ModelError(f"--quorum {config.quorum} elects by votes: --unclean-leader-election does not apply")
         if not config.retries and (config.max_in_flight != 1 or config.idempotence):

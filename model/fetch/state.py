@@ -137,7 +137,8 @@ class FetchState(NamedTuple):
     and the highest HW consumers have seen. With `--retries`, also the producer's view of every
     record (`producer`, one `ProducerRecord` per record id) and its produce requests in flight,
     in the order they were sent (`requests`); both are empty otherwise. `disk_losses` counts the
-    brokers that restarted on an empty disk (`--max-disk-losses`)."""
+    brokers that restarted on an empty disk (`--max-disk-losses`), `fencings` the live brokers
+    the controller fenced (`--max-fencings`)."""
 
     brokers: tuple
     controller: Controller
@@ -150,6 +151,7 @@ class FetchState(NamedTuple):
     producer: tuple = ()
     requests: tuple = ()
     disk_losses: int = 0
+    fencings: int = 0
 
     def request_target(self, rid: int) -> int:
         """The broker that record rid's produce request is in flight to, NONE when none is."""

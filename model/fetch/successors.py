@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .controller import controller_notice_failure, controller_notice_restart
+from .controller import controller_notice_failure, controller_notice_restart, fence_live_broker
 from .election import win_election
 from .ghost import update_ghost
 from .isr import leader_expand_isr, leader_shrink_isr
@@ -14,6 +14,7 @@ from .lifecycle import checkpoint_hw, clean_shutdown, crash, flush, restart, res
 from .producer import producer_write
 from .replication import follower_apply_response, follower_fetch, leader_serve_fetch
 from .retries import leader_handle_produce, producer_receive_ack, producer_send, producer_timeout
+from .shutdown import controlled_shutdown
 
 
 @kernel
@@ -28,12 +29,14 @@ def successors(s, lay, out, acts):
     n = leader_expand_isr(s, lay, out, acts, n)
     n = crash(s, lay, out, acts, n)
     n = clean_shutdown(s, lay, out, acts, n)
+    n = controlled_shutdown(s, lay, out, acts, n)
     n = restart(s, lay, out, acts, n)
     n = restart_empty(s, lay, out, acts, n)
     n = checkpoint_hw(s, lay, out, acts, n)
     n = flush(s, lay, out, acts, n)
     n = controller_notice_failure(s, lay, out, acts, n)
     n = controller_notice_restart(s, lay, out, acts, n)
+    n = fence_live_broker(s, lay, out, acts, n)
     n = become_leader(s, lay, out, acts, n)
     n = become_follower(s, lay, out, acts, n)
     n = win_election(s, lay, out, acts, n)
@@ -53,8 +56,9 @@ def max_successors(lay) -> int:
     per (noticed broker, elected leader) for the controller's, per (replica, epoch) for
     handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election;
     with retries, one per (record, replica) for sends, per replica for handling a request, and
-    two per record for an answer or a timeout; and per replica for kip966's clean shutdown and for a
-    restart on an empty disk."""
+    two per record for an answer or a timeout; per replica for kip966's clean shutdown and for a
+    restart on an empty disk; and per (broker, elected leader) for a controlled shutdown and for the
+    fencing of a live broker."""
     n, e = lay.replicas, lay.max_epoch + 1
     retrying = lay.max_records * (n + 2) + n if lay.retries else 0
-    return 10 * n + 4 * n * n + 2 * n * e + n * (1 << n) + retrying
+    return 10 * n + 6 * n * n + 2 * n * e + n * (1 << n) + retrying

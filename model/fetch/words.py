@@ -130,6 +130,15 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         return f"{name} flushes its log to disk"
     if kind in ("ControllerNoticeFailure", "ControllerNoticeRestart"):
         return _controller_notice(kind, args[0], before, after)
+    if kind == "FenceLiveBroker":
+        notice = _controller_notice("ControllerNoticeFailure", args[0], before, after).split(": ", 1)[1]
+        return (f"controller fences {name}, which still runs (an expired session, missed heartbeats): {notice}; "
+                f"{name} keeps its log and its view")
+    if kind == "ControlledShutdown":
+        b = after.brokers[args[0]]
+        notice = _controller_notice("ControllerNoticeFailure", args[0], before, after).split(": ", 1)[1]
+        return (f"{name} shuts down in a controlled way: the controller moves it out first ({notice}); {name} "
+                f"flushes {records_text(b.leo)}, checkpoints HW {b.checkpoint} and stops")
     if kind == "BecomeLeader":
         b = after.brokers[args[0]]
         return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"
