@@ -1,7 +1,7 @@
 """The controller: notices dead and restarted brokers, elects leaders, sends LeaderAndIsr.
 
 Every election bumps the leader epoch (up to `max_epoch`) and sends LeaderAndIsr to the live
-brokers, which may handle their requests late and in any order (a broker ignores one whose
+brokers the controller counts alive, which may handle their requests late and in any order (a broker ignores one whose
 epoch is not above its own; a crash loses the requests not yet handled). A broker that comes
 back is sent the current LeaderAndIsr when the controller notices it.
 
@@ -21,6 +21,13 @@ saw it die is seen as failed first, then as back (ZooKeeper from Kafka 2.2:
 the old one is fenced). So a restarted leader loses leadership to another live ISR member, and is
 elected again only as the ISR's last member. The older variants, whose releases could miss a
 bounce altogether (KAFKA-1120), let the controller take it back directly.
+
+Handling a broker as gone (`fail`) is one rule, used for a dead or bounced broker, a live broker
+the controller fences (`--max-fencings`: it runs on as a zombie until it registers again) and a
+controlled shutdown (`model.fetch.shutdown`). How a change is written follows each release: a new
+leader epoch for every controller write up to kip320 (ZooKeeper), also for every ISR shrink under
+kip903 (KRaft before metadata version 3.6), and from kafka37 a new leader epoch only when the
+leader changes (`variants.isr_change_keeps_leader_epoch`).
 """
 
 from __future__ import annotations

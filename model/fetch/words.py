@@ -131,14 +131,13 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
     if kind in ("ControllerNoticeFailure", "ControllerNoticeRestart"):
         return _controller_notice(kind, args[0], before, after)
     if kind == "FenceLiveBroker":
-        notice = _controller_notice("ControllerNoticeFailure", args[0], before, after).split(": ", 1)[1]
-        return (f"controller fences {name}, which still runs (an expired session, missed heartbeats): {notice}; "
-                f"{name} keeps its log and its view")
+        return (f"controller fences {name}, which still runs (an expired session, missed heartbeats): "
+                f"{_failure_handled(args[0], before, after)}; {name} keeps its log and its view")
     if kind == "ControlledShutdown":
         b = after.brokers[args[0]]
-        notice = _controller_notice("ControllerNoticeFailure", args[0], before, after).split(": ", 1)[1]
-        return (f"{name} shuts down in a controlled way: the controller moves it out first ({notice}); {name} "
-                f"flushes {records_text(b.leo)}, checkpoints HW {b.checkpoint} and stops")
+        return (f"{name} shuts down in a controlled way: the controller moves it out first "
+                f"({_failure_handled(args[0], before, after)}); {name} flushes {records_text(b.leo)}, checkpoints "
+                f"HW {b.checkpoint} and stops")
     if kind == "BecomeLeader":
         b = after.brokers[args[0]]
         return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"
@@ -175,6 +174,12 @@ def _controller_notice(kind: str, r: int, before: FetchState, after: FetchState)
     epoch = f"epoch {c.epoch}" if c.epoch != b.epoch else f"still epoch {c.epoch}"
     text = f"controller notices {name} is {what}: {epoch}, {leader}, ISR {isr_text(c.isr)}"
     return text + (f", ELR {isr_text(c.elr)}" if c.elr or b.elr else "")
+
+
+def _failure_handled(r: int, before: FetchState, after: FetchState) -> str:
+    """What the controller's handling of broker r as gone wrote: 'epoch 1, elects r2, ISR {r2}'
+    (the part of a failure notice after its subject)."""
+    return _controller_notice("ControllerNoticeFailure", r, before, after).split(": ", 1)[1]
 
 
 def _role(r: int, b) -> str:
