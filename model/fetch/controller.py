@@ -212,9 +212,9 @@ def controller_notice_failure(s, lay, out, acts, n):
         return n
     offline, first = controller_offline(s, lay), bounced(s, lay)
     for r in range(lay.replicas):
-        if member(offline, r) or not (not alive(s, lay, r) or member(first, r)) or (first and not member(first, r)):
-            continue
-        n = fail(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r)
+        gone = member(first, r) if first else not alive(s, lay, r) and not member(offline, r)
+        if gone:
+            n = fail(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r)
     return n
 
 
