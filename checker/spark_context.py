@@ -120,6 +120,10 @@ def _started(master: str, partitions: int, java_home: Path, log_dir: Path, archi
             _warm_workers(sc)
             yield sc
         except Py4JError as exc:  # the context stopped under the search (a master that went away, a failed job)
+            interruption = interruption_behind(exc)
+            if interruption is not None:
+                _stop_interrupted(sc, gateway)
+                raise interruption from None
             reason = _reason(exc)
             if "stopped SparkContext" in reason:  # the cause is in the log: "All masters are unresponsive!", ...
                 reason = _last_logged_error(log_dir / "spark.log") or reason
@@ -127,15 +131,7 @@ def _started(master: str, partitions: int, java_home: Path, log_dir: Path, archi
             raise EngineUnavailable(f"Spark failed during the search on master {master!r}: {reason} "
                                     f"(see {log_dir / 'spark.log'})") from exc
         except KeyboardInterrupt:
-            # py4j drops the connection whose call was interrupted; a fresh one cancels the
-            # jobs and stops the context (which also closes the accumulator server), then the
-            # JVM is ended whatever happened.
-            try:
-                sc.cancelAllJobs()
-                sc.stop()  # waits for the cancelled tasks: one may still be writing a checkpoint part
-            except Exception:  # the JVM may already be unreachable; it is ended below
-                pass
-            _end_jvm(gateway)
+            _stop_interrupted(sc, gateway)
             raise
         else:
             _shutdown(sc, gateway)
@@ -145,6 +141,35 @@ def _started(master: str, partitions: int, java_home: Path, log_dir: Path, archi
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
             _forget_context()
+
+
+def interruption_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) that `exc` was raised while handling, if any. A Ctrl-C that lands
+    inside a py4j call drops that call's connection, and PySpark's clean-up on the way out (the
+    call site reset after `collect`) can then fail on a fresh one ("Answer from Java side is
+    empty"): that failure is the interruption, not a Spark fault."""
+    seen, waiting = set(), [exc]
+    while waiting:
+        exc = waiting.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        waiting += [exc.__context__, exc.__cause__]
+    return None
+
+
+def _stop_interrupted(sc, gateway) -> None:
+    """After Ctrl-C: py4j drops the connection whose call was interrupted; a fresh one cancels
+    the jobs and stops the context (which also closes the accumulator server), then the JVM is
+    ended whatever happened."""
+    try:
+        sc.cancelAllJobs()
+        sc.stop()  # waits for the cancelled tasks: one may still be writing a checkpoint part
+    except Exception:  # the JVM may already be unreachable; it is ended below
+        pass
+    _end_jvm(gateway)
 
 
 def _warm_workers(sc) -> None:

@@ -229,7 +229,7 @@ def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, 
     time.sleep(8)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert re.fullmatch(r"Error: interrupted by the user; no result or trace was written", err.strip().splitlines()[-1])
     assert out == "" and list(tmp_path.iterdir()) == []
     time.sleep(1)

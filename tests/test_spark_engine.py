@@ -298,6 +298,33 @@ def test_a_signal_during_spark_start_up_leaves_no_jvm(tmp_path, delay, signum=si
     assert spark_processes(tag) == set()
 
 
+def test_a_spark_error_raised_while_handling_ctrl_c_is_the_interruption():
+    """A Ctrl-C inside `collect` drops py4j's connection; PySpark's clean-up on the way out then
+    fails on a fresh one ("Answer from Java side is empty", seen in CI under load). That error is
+    the interruption (exit 130, or 143 for SIGTERM), not a Spark failure (exit 2)."""
+    from py4j.protocol import Py4JError, Py4JNetworkError
+
+    from checker.interrupts import Terminated
+    from checker.spark_context import interruption_behind
+
+    def raised_while_handling(first):
+        try:
+            try:
+                raise first
+            except KeyboardInterrupt:
+                raise Py4JNetworkError("Answer from Java side is empty")
+        except Py4JError as exc:
+            return exc
+
+    ctrl_c, sigterm = KeyboardInterrupt(), Terminated()
+    assert interruption_behind(raised_while_handling(ctrl_c)) is ctrl_c
+    assert interruption_behind(raised_while_handling(sigterm)) is sigterm
+    wrapped = Py4JError("An error occurred")
+    wrapped.__cause__ = raised_while_handling(ctrl_c)
+    assert interruption_behind(wrapped) is ctrl_c
+    assert interruption_behind(Py4JNetworkError("Answer from Java side is empty")) is None
+
+
 def _fetch_cases():
     """The known outcomes whose stories the KIPs tell (the others are configuration losses that
     the local-engine tests cover in every variant): each fails or holds the same on Spark."""
