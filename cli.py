@@ -226,6 +226,13 @@ def spark_options(func):
                         help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
 
 
+def rule_option(func):
+    """--rule RULE=CHOICE, repeatable: switch one of the variant's rules."""
+    return click.option("--rule", "rules", multiple=True, metavar="RULE=CHOICE",
+                        help="switch one of the variant's rules to another choice (repeatable; `replcheck list` "
+                             "names each model's rules and choices): --variant kip966 --rule hw-advance=plain")(func)
+
+
 def model_options(verb: str):
     """--model, --variant, every bound, and --invariant: what `check` and `simulate` ask of a
     model (`verb`: what the command does with it)."""
@@ -234,6 +241,7 @@ def model_options(verb: str):
                             help="invariant or witness to check (repeatable; default: every invariant of the "
                                  "model)")(func)
         func = bound_options(func)
+        func = rule_option(func)
         func = click.option("--variant", default=None,
                             help="protocol variant (`replcheck list` names them; default: the model's, kip320)")(func)
         return click.option("--model", "model_name", default="spec", show_default=True, help=f"model to {verb}")(func)
@@ -378,6 +386,7 @@ def simulate():
 @main.command()
 @click.option("--model", "model_name", default="spec", show_default=True, help="model whose variants to tell apart")
 @click.option("--variants", required=True, metavar="A,B", help="the two variants: A should fail, B hold")
+@rule_option
 @bound_options
 @click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant that tells them apart")
 @click.option("--explain", is_flag=True, help="say at which step the variants part, and by which rules")
@@ -424,6 +433,7 @@ def resume():
 @main.command()
 @click.option("--model", "model_name", default="spec", show_default=True, help="model whose variants to compare")
 @click.option("--variants", default=None, metavar="V1,V2,...", help="variants to compare (default: all of the model's)")
+@rule_option
 @bound_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant or witness to check (repeatable; default: every invariant of the model)")
@@ -451,6 +461,7 @@ def sweep_options(func):
 @main.command(name="sweep")
 @click.option("--model", "model_name", default="fetch", show_default=True, help="model to sweep")
 @click.option("--variant", default=None, help="protocol variant (default: the model's)")
+@rule_option
 @sweep_options
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant or witness to check (repeatable; default for fetch: acked-survives and "
@@ -495,7 +506,7 @@ def replay():
 @main.command("list")
 @runs("listing:list_models")
 def list_models():
-    """List the models, their variants, parameters, invariants and witnesses."""
+    """List the models, their variants, rules, parameters, invariants and witnesses."""
 
 
 @main.group(cls=TraceGroup)

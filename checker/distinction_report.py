@@ -16,7 +16,7 @@ from .report import bounds_text
 
 def _meaning(model) -> str:
     """The variant's one-line meaning, as `replcheck list` gives it."""
-    return MODELS[model.name].variants.get(model.variant, "")
+    return MODELS[model.name].meaning(model.variant)
 
 
 def distinction_summary(models, prop, found: Distinction) -> Table:

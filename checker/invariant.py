@@ -75,9 +75,18 @@ class StepProperty:
 
 def applies(prop: Invariant | StepProperty, model) -> bool:
     """The property means something for this model instance (see `only_when`, asked with the
-    model's parameters and its variant): an ISR invariant, say, has nothing to read under a
-    majority quorum."""
-    return prop.only_when is None or prop.only_when({**model.parameters(), "variant": getattr(model, "variant", None)})
+    model's parameters, its variant and its rules' choices): an ISR invariant, say, has nothing
+    to read under a majority quorum."""
+    return prop.only_when is None or prop.only_when(settings(model))
+
+
+def settings(model, variant: str | None = None, rules=None) -> dict:
+    """What `only_when` is asked with: the model's parameters, its variant's name and every
+    rule's choice (rule -> choice; empty for a model without rules), or those of another
+    `variant` with `rules`."""
+    if variant is None:
+        variant, rules = getattr(model, "variant", None), getattr(model, "rules", {})
+    return {**model.parameters(), "variant": variant, "rules": dict(rules or {})}
 
 
 def scope(prop: Invariant | StepProperty) -> str | None:

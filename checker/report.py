@@ -40,6 +40,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
     return {
         "model": result.model,
         "variant": result.variant,
+        **({"rules": result.rules} if result.rules else {}),
         "bounds": result.bounds,
         "engine": result.engine,
         "engine_options": result.engine_options,

@@ -76,12 +76,15 @@ class CheckResult:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     """A distributed engine's own account of its levels: per phase of a level, the seconds of
     its slowest task, summed over the levels (benchmarks read it; reports do not)."""
+    rules: dict[str, str] = field(default_factory=dict)
+    """Every rule's choice (rule -> choice) under the variant, for a model with rules."""
 
     @classmethod
     def of(cls, model, properties, engine: str, **options) -> "CheckResult":
         """An empty result of checking `properties` (invariants and witnesses) on `model`."""
         return cls(model.name, model.variant, dict(model.parameters()), engine, [p.name for p in properties],
-                   tuple(p.name for p in properties if p.witness), **options)
+                   tuple(p.name for p in properties if p.witness), rules=dict(getattr(model, "rules", None) or {}),
+                   **options)
 
     @property
     def complete(self) -> bool:

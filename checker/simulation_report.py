@@ -75,7 +75,9 @@ def simulation_json(model, properties, tally: Tally, seconds: float, options: di
                     shortened: dict[str, Shortened], files: dict[str, str]) -> dict[str, Any]:
     """The run as one JSON object."""
     return {
-        "model": model.name, "variant": model.variant, "bounds": dict(model.parameters()), "engine": engine,
+        "model": model.name, "variant": model.variant, **({"rules": dict(model.rules)} if getattr(model, "rules", None)
+                                                           else {}),
+        "bounds": dict(model.parameters()), "engine": engine,
         **options,
         "walks": tally.walks, "states_visited": tally.states, "distinct_states_estimate": tally.sketch.estimate(),
         "deepest": tally.deepest, "seconds": round(seconds, 3),

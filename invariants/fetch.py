@@ -393,8 +393,8 @@ def kafka_isr(parameters: dict) -> bool:
 
 
 def eligible_leader_replicas(parameters: dict) -> bool:
-    """KIP-966's ELR, which only `--variant kip966` has: true for that variant."""
-    return parameters.get("variant") == "kip966"
+    """KIP-966's ELR, which only rule elr=on has (`--variant kip966`): true under that rule."""
+    return parameters.get("rules", {}).get("elr") == "on"
 
 
 def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None) -> Invariant:

@@ -16,6 +16,7 @@ from traces.text import quoted
 
 from .fetch import bounds as fetch_bounds
 from .params import ModelError, Param, resolve
+from .rules import SWITCH, RuleBook
 from .spec import bounds as spec_bounds
 from .two_phase import model as two_phase
 
@@ -23,8 +24,9 @@ from .two_phase import model as two_phase
 @dataclass(frozen=True)
 class ModelKind:
     """A model family: its parameters, the variant used when none is asked for, how to list
-    its variants (name -> one-line meaning) and how to build an instance; the last two import
-    the model, so they run only when asked."""
+    its variants (name -> one-line meaning), how to build an instance and, for a model whose
+    rules can be switched, how to load its rule book; the last three import the model, so they
+    run only when asked."""
 
     name: str
     summary: str
@@ -32,11 +34,54 @@ class ModelKind:
     default_variant: str | None
     list_variants: Callable[[], Mapping[str, str]]
     build: Callable[[str | None, dict[str, Any], bool], Any]
+    load_rules: Callable[[], RuleBook] | None = None
 
     @cached_property
     def variants(self) -> Mapping[str, str]:
         """The model's protocol variants, name -> one-line meaning (empty when it has none)."""
         return self.list_variants()
+
+    @cached_property
+    def rules(self) -> RuleBook | None:
+        """The model's rules and its variants as presets of them (None when its rules cannot be
+        switched)."""
+        return self.load_rules() if self.load_rules is not None else None
+
+    def meaning(self, variant: str | None) -> str:
+        """What the variant stands for, in one line: a preset's meaning as `replcheck list` gives
+        it; for a rule set with switched rules, that of its preset and `switches` ("" for an
+        unknown name)."""
+        note = self.switches(variant)
+        if not note:
+            return self.variants.get(variant, "")
+        return f"{self.variants[self.rules.resolve(variant).preset]}, {note}"
+
+    def switches(self, variant: str | None) -> str:
+        """For a rule set with switched rules, which and what each does, in one line ("with rules
+        switched (no Kafka release): hw-advance=plain: ..."); "" for a preset or an unknown name."""
+        if self.rules is None or not variant or variant in self.variants:
+            return ""
+        try:
+            rule_set = self.rules.resolve(variant)
+        except ModelError:
+            return ""
+        return "with rules switched (no Kafka release): " + "; ".join(
+            f"{rule}={choice}: {self.rules.rule(rule).choices[choice]}" for rule, choice in rule_set.switched.items())
+
+    def variant_name(self, variant: str) -> str:
+        """The variant's name as results give it (a rule set's canonical name: `kip966+elr=off`);
+        ModelError with a one-line reason for an unknown variant, rule or choice."""
+        if not self.variants:
+            raise ModelError(f"model {self.name} has no variants")
+        if self.rules is not None:
+            return self.rules.resolve(variant).name
+        if SWITCH in variant:
+            raise ModelError(f"model {self.name} has no rules to switch (its variants are fixed: "
+                             f"{', '.join(self.variants)})")
+        if variant not in self.variants:
+            raise ModelError(f"unknown variant {quoted(variant)} for model {self.name} "
+                             f"(choose from {', '.join(self.variants)})")
+        return variant
 
 
 def _spec_variants() -> dict[str, str]:
@@ -53,9 +98,15 @@ def _build_spec(variant: str | None, values: dict[str, Any], ghost: bool):
 
 
 def _fetch_variants() -> dict[str, str]:
-    from .fetch.truncation import VARIANTS
+    from .fetch.rules import VARIANTS
 
     return {name: v.listed() for name, v in VARIANTS.items()}
+
+
+def _fetch_rules() -> RuleBook:
+    from .fetch.rules import RULE_BOOK
+
+    return RULE_BOOK
 
 
 def _build_fetch(variant: str | None, values: dict[str, Any], ghost: bool):
@@ -72,7 +123,7 @@ MODELS = {
     ),
     "fetch": ModelKind(
         "fetch", "Kafka replication at the FETCH level: acks, min.insync.replicas, crashes, flushes, unclean election",
-        fetch_bounds.PARAMS, "kip320", _fetch_variants, _build_fetch,
+        fetch_bounds.PARAMS, "kip320", _fetch_variants, _build_fetch, _fetch_rules,
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",
@@ -83,16 +134,12 @@ MODELS = {
 
 
 def build_model(name: str, variant: str | None = None, ghost: bool = False, **given: Any):
-    """Build model `name` in `variant` (its default when None) with the given parameters
+    """Build model `name` in `variant` (its default when None; for a model with rules, a rule set's
+    name such as `kip966+hw-advance=plain` too) with the given parameters
     (defaults for those left None); `ghost` asks the model to keep the ghost variables some
     invariants read. Raises ModelError with a one-line reason."""
     kind = MODELS.get(name)
     if kind is None:
         raise ModelError(f"unknown model {name!r} (choose from {', '.join(MODELS)})")
-    if variant is None:
-        variant = kind.default_variant
-    elif not kind.variants:
-        raise ModelError(f"model {name} has no variants")
-    elif variant not in kind.variants:
-        raise ModelError(f"unknown variant {quoted(variant)} for model {name} (choose from {', '.join(kind.variants)})")
+    variant = kind.default_variant if variant is None else kind.variant_name(variant)
     return kind.build(variant, resolve(kind.params, given), ghost)

@@ -7,6 +7,7 @@ trace is no counterexample: its account says where the witness is reached and wh
 from __future__ import annotations
 
 from invariants.registry import invariants_for
+from model.registry import MODELS
 from model.spec.state import members
 from model.spec.words import isr_text, record_letter, record_name
 from model.spec.words import replica_name as name
@@ -60,6 +61,9 @@ def explain_steps(trace: Trace, model) -> list[tuple[str, tuple[int, ...]]]:
         page = Page(trace, model)
         head = f"Step {last} ({page.words[-1]}) makes {trace.invariant} fail. " + _consequence(invariant.meaning)
     lead = [(head, _about(head, last))]
+    switches = MODELS[trace.model].switches(trace.variant) if trace.model in MODELS else ""
+    if switches:
+        lead.append((f"Found under {trace.variant}, {switches}.", ()))
     diagnosis = diagnose(trace)
     if diagnosis is None:
         return lead + [(line, _about(line)) for line in ([] if not trace.steps else _undiagnosed(page))]

@@ -1,8 +1,9 @@
 """The trace file format `replcheck-trace/1`: versioned JSON, written atomically, loaded with
 validation.
 
-A file holds the model, variant and bounds it was found under (and whether the model kept
-ghost variables), the invariant it violates (or the witness it reaches: `kind` says which),
+A file holds the model, variant (for a model with rules, the rule set's name, with every rule's
+choice beside it in `rules`) and bounds it was found under (and whether the model kept ghost
+variables), the invariant it violates (or the witness it reaches: `kind` says which),
 the initial state and every step (action, the step in protocol words, the state after it).
 States are written with the model's own `state_to_json`; loading rebuilds the model from the
 file's metadata and decodes every state through it, so a file that does not fit its own
@@ -26,7 +27,7 @@ from checker.file_roles import remember_read
 
 from .outcome import is_witness
 from .replay import ReplayError, verify_trace
-from .text import one_line
+from .text import one_line, quoted
 from .trace import Step, Trace
 
 FORMAT = "replcheck-trace/1"
@@ -57,8 +58,9 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
         steps.append({"action": list(step.action), "description": model.describe_step(step.action, before, step.state),
                       "state": model.state_to_json(step.state)})
         before = step.state
-    return {"format": FORMAT, "model": trace.model, "variant": trace.variant, "bounds": trace.bounds,
-            "ghost": bool(getattr(model, "ghost", False)), "invariant": trace.invariant,
+    rules = getattr(model, "rules", None)
+    return {"format": FORMAT, "model": trace.model, "variant": trace.variant, **({"rules": dict(rules)} if rules else {}),
+            "bounds": trace.bounds, "ghost": bool(getattr(model, "ghost", False)), "invariant": trace.invariant,
             "kind": "witness" if is_witness(trace) else "invariant", "length": len(trace.steps),
             "initial": model.state_to_json(trace.initial), "steps": steps}
 
@@ -99,6 +101,24 @@ def model_from_file(name: str, variant: Any, ghost: bool, bounds: dict):
     return build_model(name, variant, ghost=ghost, **bounds)
 
 
+def check_rules(doc: dict, model, what: str) -> None:
+    """TraceFileError when the file's `rules` (every rule's choice, written for readers) are not
+    those its variant's name stands for here: a trace replays only under the rules it was found
+    under."""
+    if "rules" not in doc:
+        return
+    theirs, ours = doc["rules"], dict(getattr(model, "rules", None) or {})
+    if not isinstance(theirs, dict):
+        raise TraceFileError(f"{what}: field 'rules' must map each rule to its choice")
+    for rule, choice in ours.items():
+        if theirs.get(rule) != choice:
+            raise TraceFileError(f"{what}: it was saved under rule {rule}={quoted(theirs.get(rule))}, and variant "
+                                 f"{model.variant} has {rule}={choice} here")
+    for rule in theirs:
+        if rule not in ours:
+            raise TraceFileError(f"{what}: it names rule {quoted(rule)}, which model {model.name} does not have")
+
+
 def _state(model, data: Any, where: str):
     """The state `data` decoded by the model, once every number in it is within
     MAX_STATE_NUMBER; ValueError naming `where` otherwise."""
@@ -130,6 +150,7 @@ def trace_from_json(doc: Any, what: str = "trace"):
         model = model_from_file(name, variant, doc.get("ghost") is True, bounds)
     except ModelError as exc:
         raise TraceFileError(f"{what}: {exc}") from None
+    check_rules(doc, model, what)
     if invariant not in invariants_for(name):
         raise TraceFileError(f"{what}: model {name} has no invariant {invariant!r}")
     try:

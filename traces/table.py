@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from model.registry import MODELS
+
 from .outcome import outcome
 from .trace import Trace
 
@@ -24,8 +26,9 @@ def _cell(lines: list[str], previous: list[str] | None) -> Text:
 def trace_table(trace: Trace, model) -> Table:
     """The trace as a rich Table: step number, the action in protocol words, then every column
     of `model.state_columns`, with what changed at that step highlighted."""
-    table = Table(title=f"{trace.model} {trace.variant or ''}: {outcome(trace)}",
-                  show_lines=True, title_justify="left")
+    switches = MODELS[trace.model].switches(trace.variant) if trace.model in MODELS else ""
+    table = Table(title=f"{trace.model} {trace.variant or ''}: {outcome(trace)}", caption=switches or None,
+                  show_lines=True, title_justify="left", caption_justify="left")
     states = [trace.initial] + [step.state for step in trace.steps]
     columns = [model.state_columns(state) for state in states]
     names = list(dict.fromkeys(name for shown in columns for name in shown))  # some appear mid-trace (ghost)

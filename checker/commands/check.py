@@ -24,11 +24,11 @@ from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
 
-def check(model_name, variant, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
+def check(model_name, variant, rules, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
           checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, junit=None,
           **bounds):
     """`replcheck check` (cli.py declares its options and help)."""
-    model, invariants = model_and_properties(model_name, variant, invariant_names, bounds)
+    model, invariants = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     make_dir(trace_dir)
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)

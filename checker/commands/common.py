@@ -11,12 +11,13 @@ import click
 from rich.console import Console
 
 from checker import junit as junit_xml
-from checker.invariant import applies, scope
+from checker.invariant import applies, scope, settings
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
+from model.rules import with_switches
 from traces.render import render_file
 from traces.store import TraceFileError, save_trace
 from .errors import UserError
@@ -55,14 +56,34 @@ def another_variants(prop, models) -> bool:
     """The property belongs to other variants of these models (kip966's ELR invariant under
     kip320, say): left out of a default selection without a notice, since `replcheck list`
     says where it applies."""
-    return all(any(prop.only_when({**m.parameters(), "variant": v}) for v in MODELS[m.name].variants)
-               for m in models)
+    def presets(m) -> dict:
+        book = MODELS[m.name].rules
+        return dict(book.presets) if book is not None else dict.fromkeys(MODELS[m.name].variants)
+
+    return all(any(prop.only_when(settings(m, v, rules)) for v, rules in presets(m).items()) for m in models)
 
 
-def model_and_properties(model_name: str, variant: str | None, names, bounds: dict) -> tuple:
-    """The model to check and the named properties (every invariant when none is named) that
-    apply to it (`applicable`), with ghost variables kept when one needs them; UserError for an
-    unknown model, variant, property or bad bounds."""
+def with_rules(model_name: str, variant: str | None, rules: tuple[str, ...] = ()) -> str | None:
+    """The variant with the `--rule` switches (each RULE=CHOICE) added to its name (the model's
+    default variant when `variant` is None), to be resolved when the model is built; UserError
+    for a model without rules to switch."""
+    if not rules:
+        return variant
+    kind = MODELS.get(model_name)
+    if kind is None:
+        return variant  # build_model names the models there are
+    if kind.rules is None:
+        raise UserError(f"model {model_name} has no rules to switch"
+                        + (f" (its variants are fixed: {', '.join(kind.variants)})" if kind.variants else ""))
+    return with_switches(variant if variant is not None else kind.default_variant, rules)
+
+
+def model_and_properties(model_name: str, variant: str | None, names, bounds: dict, rules: tuple[str, ...] = ()) -> tuple:
+    """The model to check (its variant with the `rules` switched) and the named properties
+    (every invariant when none is named) that apply to it (`applicable`), with ghost variables
+    kept when one needs them; UserError for an unknown model, variant, rule, property or bad
+    bounds."""
+    variant = with_rules(model_name, variant, rules)
     try:
         properties = select(model_name, names)
         model = build_model(model_name, variant, ghost=any(p.needs_ghost for p in properties), **bounds)

@@ -14,12 +14,12 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
 from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, save_traces,
-                     stdout_console, symmetry_for, write_junit)
+                     stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
 
 
-def compare(model_name, variants, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
+def compare(model_name, variants, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
             partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **bounds):
     """`replcheck compare` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
@@ -34,7 +34,12 @@ def compare(model_name, variants, invariant_names, trace_dir, render_format, as_
     try:
         invariants = select(model_name, invariant_names)
         ghost = any(i.needs_ghost for i in invariants)
-        models = {v: build_model(model_name, v, ghost=ghost, **bounds) for v in chosen}
+        models = {}
+        for v in chosen:
+            model = build_model(model_name, with_rules(model_name, v, rules), ghost=ghost, **bounds)
+            if model.variant in models:
+                raise UserError(f"--variants names {model.variant} twice" + (" (with --rule)" if rules else ""))
+            models[model.variant] = model
     except ModelError as exc:
         raise UserError(str(exc)) from None
     invariants = applicable(models.values(), invariants, bool(invariant_names), everywhere=False)

@@ -16,25 +16,30 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
 from traces.store import save_trace
-from .common import applicable, check_report_options, default_output, make_dir, render_or_fail, stdout_console
+from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, stdout_console,
+                     with_rules)
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
 
-def distinguish(model_name, variants, invariant_name, explain, trace_dir, render_format, as_json, partitions, master,
+def distinguish(model_name, variants, rules, invariant_name, explain, trace_dir, render_format, as_json, partitions, master,
                 engine, **bounds):
     """`replcheck distinguish` (cli.py declares its options and help)."""
     names = [v.strip() for v in variants.split(",")]
     if len(names) != 2 or not all(names):
         raise UserError(f"--variants takes two variants, A,B, not {variants!r}")
-    if names[0] == names[1]:
-        raise UserError(f"--variants names {names[0]} twice: give two different variants")
     check_report_options(as_json, False, render_format, trace_dir)
     try:
         (prop,) = select(model_name, [invariant_name])
-        models = [build_model(model_name, v, ghost=prop.needs_ghost, **bounds) for v in names]
+        models = [build_model(model_name, with_rules(model_name, v, rules), ghost=prop.needs_ghost, **bounds)
+                  for v in names]
     except ModelError as exc:
         raise UserError(str(exc)) from None
+    names = [model.variant for model in models]
+    if names[0] == names[1]:
+        raise UserError(f"--variants names {names[0]} twice: give two different variants")
+    if getattr(models[0], "rules", None) and models[0].rules == models[1].rules:
+        raise UserError(f"--variants {names[0]} and {names[1]} have the same rules: give two different rule sets")
     applicable(models, [prop], True)
     make_dir(trace_dir)
     prepare_kernels(models)

@@ -1,4 +1,4 @@
-"""`replcheck list`: the models, their variants, parameters, invariants and witnesses."""
+"""`replcheck list`: the models, their variants, rules, parameters, invariants and witnesses."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def list_models():
             for name, meaning in kind.variants.items():
                 default = " (default)" if name == kind.default_variant else ""
                 console.print(f"    [cyan]{name}[/]{default}: {meaning}")
+        if kind.rules is not None:
+            list_rules(console, kind.rules)
         console.print("  parameters:")
         for p in kind.params:
             default = ("on" if p.default else "off") if p.kind == "flag" else p.default
@@ -33,3 +35,14 @@ def list_models():
                 named = f" [dim](checked only when named: {named})[/]" if named else ""
                 console.print(f"    [cyan]{prop.name}[/]: {prop.summary}{reads}{named}")
 
+
+
+def list_rules(console, book) -> None:
+    """Each rule, what it decides, and each choice with what it does and the variants that make
+    it (their presets)."""
+    console.print("  rules (switch one with --rule RULE=CHOICE; each variant is a preset of them):")
+    for rule in book.rules:
+        console.print(f"    [cyan]{rule.name}[/]: {rule.decides}")
+        for choice, does in rule.choices.items():
+            presets = [name for name, choices in book.presets.items() if choices[rule.name] == choice]
+            console.print(f"      {choice}: {does} [dim]— {', '.join(presets) or 'no variant'}[/]")

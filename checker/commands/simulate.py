@@ -23,7 +23,7 @@ from .common import (check_report_options, default_output, make_dir, model_and_p
 from .errors import EXIT_VIOLATED, UserError
 
 
-def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
+def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
              render_format, as_json, partitions, master, engine, junit=None, **bounds):
     """`replcheck simulate` (cli.py declares its options and help)."""
     if not 1 <= max_depth <= 100_000:
@@ -31,7 +31,7 @@ def simulate(model_name, variant, invariant_names, walks, seconds, max_depth, sw
     check_report_options(as_json, False, render_format, trace_dir)
     if walks is None and seconds is None:
         walks = 10_000
-    model, properties = model_and_properties(model_name, variant, invariant_names, bounds)
+    model, properties = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     make_dir(trace_dir)
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights}
     try:

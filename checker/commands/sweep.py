@@ -14,18 +14,19 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS
 from .common import (buildable, check_report_options, default_output, make_dir, render_or_fail, save_traces,
-                     stdout_console, symmetry_for, write_junit)
+                     stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
 
 
-def sweep_command(model_name, variant, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
+def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
                   partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **settings):
     """`replcheck sweep` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
         raise UserError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
     check_report_options(as_json, as_markdown, render_format, trace_dir)
+    variant = with_rules(model_name, variant, rules)
     params = {p.key: p for p in kind.params}
     choices = {}
     for key, text in settings.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bounds import FetchConfig
+from .rules import RULE_BOOK
 from .layout import (ALIVE, CACHE_SIZE, CHECKPOINT, CLEAN_STOP, CLEAN_STOPS, CONSUMER_HW, CRASHES, C_EPOCH, C_ISR,
                      C_LEADER, C_OFFLINE, DIVERGING, ELR_SET, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND,
                      FETCH_LEADER, FETCH_OFFSET, FLUSHED, FetchLayout, HEADER, HW, IDLE, ISR, LAST_LEADER, LEADER, LEO,
@@ -191,7 +192,7 @@ def decode(row, lay: FetchLayout) -> FetchState:
 
 def fitting_layout(*states: FetchState) -> FetchLayout:
     """A ghost-keeping layout large enough to hold every one of `states`, for evaluating
-    predicates on readable states whose bounds are not at hand (with kip966's ELR block when
+    predicates on readable states whose bounds are not at hand (with the ELR block of rule elr=on when
     any state has something in it)."""
     ids, epochs, lengths, caches = [0], [1], [1], [0]
     for state in states:
@@ -212,4 +213,4 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
                          max_fencings=max(s.fencings for s in states))
     elr = any(s.controller.elr or s.controller.last_leader != NONE or any(b.last_stop for b in s.brokers)
               for s in states)
-    return fetch_layout(config, "kip966" if elr else "hw", ghost=True)
+    return fetch_layout(config, RULE_BOOK.presets["kip966" if elr else "hw"], ghost=True)

@@ -14,7 +14,7 @@ Under kip966 the controller also keeps the eligible leader replicas (`model.fetc
 broker leaves the ISR even when it is the last member, elections may pick from the ELR, and a
 broker's registration after a restart tells the controller whether it shut down cleanly.
 
-From kip320 on (`variants.bounce_failed_first`), a broker that restarted before the controller
+From kip320 on (`rule_kernels.bounce_failed_first`), a broker that restarted before the controller
 saw it die is seen as failed first, then as back (ZooKeeper from Kafka 2.2:
 `KafkaController.processBrokerChange` runs `onBrokerFailure` for a bounced broker before
 `onBrokerStartup`; KRaft: `ClusterControlManager.registerBroker` refuses the new incarnation until
@@ -27,7 +27,7 @@ the controller fences (`--max-fencings`: it runs on as a zombie until it registe
 controlled shutdown (`model.fetch.shutdown`). How a change is written follows each release: a new
 leader epoch for every controller write up to kip320 (ZooKeeper), also for every ISR shrink under
 kip903 (KRaft before metadata version 3.6), and from kafka37 a new leader epoch only when the
-leader changes (`variants.isr_change_keeps_leader_epoch`).
+leader changes (`rule_kernels.isr_change_keeps_leader_epoch`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_
                      controller_offline, count_fencing, crashes, deliver, elr, epoch, fencings, has_request, last_stop,
                      member, set_controller, set_controller_offline, set_isr, set_last_stop)
 from .state import NO_EPOCH, NONE
-from .variants import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
+from .rule_kernels import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
 
 
 @kernel
@@ -100,7 +100,7 @@ def controller_update(s, t, lay, ldr, new_isr, new_elr, offline):
 @kernel
 def controller_isr_update(s, t, lay, new_isr, new_elr, offline):
     """The controller's record gets this ISR (and under kip966 this ELR) with the same leader and
-    leader epoch (`variants.isr_change_keeps_leader_epoch`: KRaft's new partition epoch): every
+    leader epoch (`rule_kernels.isr_change_keeps_leader_epoch`: KRaft's new partition epoch): every
     live registered broker that has yet to handle this epoch's LeaderAndIsr will find the new
     ISR in it, and a leader already in this epoch takes the new ISR at once and recomputes its
     HW (`Partition.makeLeader` with the same leader epoch @ 3.7.0). Followers are not asked to

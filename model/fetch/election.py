@@ -24,7 +24,7 @@ from .kinds import NO_VOTER, WIN_ELECTION
 from .layout import alive, controller_epoch, controller_offline, deliver, leo, member, set_controller, size
 from .leadership import follow, take_leadership
 from .quorum import at_least_as_up_to_date, majority
-from .variants import majority_quorum
+from .rule_kernels import majority_quorum
 
 
 @kernel

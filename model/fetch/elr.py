@@ -19,7 +19,7 @@ from checker.kernel.jit import kernel
 from .layout import (RUNNING, controller_isr, controller_leader, elr, last_known_leader, last_stop, member,
                      set_elr, set_last_known_leader, size)
 from .state import NONE
-from .variants import eligible_leaders
+from .rule_kernels import eligible_leaders
 
 
 @kernel

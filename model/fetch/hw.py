@@ -7,7 +7,7 @@ from checker.kernel.jit import kernel
 from .layout import (alive, controller_epoch, controller_leader, epoch, hw, isr, known_leo, leader, leo, member, set_hw,
                      size)
 from .quorum import majority_hw
-from .variants import majority_quorum, strict_min_isr
+from .rule_kernels import majority_quorum, strict_min_isr
 
 
 @kernel
@@ -40,7 +40,7 @@ def advance_hw(t, lay, r):
     majority holds (`quorum.majority_hw`). It never moves backwards while the replica stays
     leader. Kafka recomputes it on a produce append, a follower fetch, becoming leader and an
     ISR change; callers do so on exactly those steps. From Kafka 3.7 it stays put while the ISR
-    is below min.insync.replicas (`variants.strict_min_isr`)."""
+    is below min.insync.replicas (`rule_kernels.strict_min_isr`)."""
     if strict_min_isr(lay) and size(isr(t, lay, r)) < lay.min_insync:
         return
     target = majority_hw(t, lay, r) if majority_quorum(lay) else isr_hw(t, lay, r)

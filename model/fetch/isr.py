@@ -11,7 +11,7 @@ from .hw import advance_hw, is_true_leader
 from .kinds import LEADER_EXPAND_ISR, LEADER_SHRINK_ISR
 from .layout import (cache_size, cache_start, controller_epoch, controller_offline, hw, isr, leo, member, remote_fresh,
                      remote_leo, set_controller_isr, set_isr, size)
-from .variants import broker_epochs, fenced, majority_quorum, shrink_bumps_leader_epoch
+from .rule_kernels import broker_epochs, fenced, majority_quorum, shrink_bumps_leader_epoch
 
 
 @kernel
@@ -45,7 +45,7 @@ def leader_shrink_isr(s, lay, out, acts, n):
     """The true leader drops a follower whose remote LEO is behind its own LEO: in abstract time,
     "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind. Under
     kip903 the controller commits the shrink in a new leader epoch with the same leader
-    (`variants.shrink_bumps_leader_epoch`), which the leader itself takes up only when it handles
+    (`rule_kernels.shrink_bumps_leader_epoch`), which the leader itself takes up only when it handles
     that LeaderAndIsr; until then it keeps its old epoch and ISR (Kafka ignores the AlterPartition
     answer of another leader epoch: `Partition.handleAlterPartitionUpdate` @ 3.5.0). (A majority
     quorum has no ISR.)"""

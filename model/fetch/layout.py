@@ -34,12 +34,13 @@ run time in `FetchLayout`, so one compiled kernel serves every one of them.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 from checker.kernel.bits import popcount
 from checker.kernel.jit import kernel
 
 from .bounds import FetchConfig
+from .rules import RULES
 from .state import APPENDED
 
 NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(9)
@@ -61,10 +62,8 @@ NOT_SENT = 0
 
 ACKS = ("0", "1", "all")
 ACKS_0, ACKS_1, ACKS_ALL = range(3)
-VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320", "kip903", "kafka37", "kip966")
-HW_TRUNCATION, KIP101, KIP279, KIP320, KIP903, KAFKA37, KIP966 = range(7)
 ELR_SET, LAST_LEADER, CLEAN_STOPS, UNCLEAN_STOPS, ELR_SLOTS = range(5)
-"""The slots of the ELR block (kip966 only), and how many there are."""
+"""The slots of the ELR block (rule elr=on only), and how many there are."""
 RUNNING, CLEAN_STOP, UNCLEAN_STOP = range(3)
 """How a broker last stopped, as far as the controller has yet to learn: it has registered
 since (or never stopped), it shut down cleanly, or it crashed (no clean-shutdown marker)."""
@@ -74,9 +73,9 @@ ISR_QUORUM, MAJORITY, MAJORITY_NAIVE = range(3)
 
 class FetchLayout(NamedTuple):
     """Bounds, configuration (acks as an index into `ACKS`, flags as 0/1, the quorum as an index
-    into `QUORUMS`), the protocol variant (an index into `VARIANT_NAMES`), whether ghost
-    variables are kept, and where things are (block offsets, and inside a broker block the start
-    of each array)."""
+    into `QUORUMS`), the choice of each protocol rule (an index into the rule's choices in
+    `model.fetch.rules`: `truncation` to `elr`), whether ghost variables are kept, and where
+    things are (block offsets, and inside a broker block the start of each array)."""
 
     replicas: int
     log_size: int
@@ -94,7 +93,13 @@ class FetchLayout(NamedTuple):
     retries: int
     max_in_flight: int
     idempotence: int
-    variant: int
+    truncation: int
+    fetch_fencing: int
+    bounce: int
+    broker_epochs: int
+    leader_epoch_bump: int
+    hw_advance: int
+    elr: int
     ghost: int
     width: int
     acked_base: int
@@ -112,9 +117,12 @@ class FetchLayout(NamedTuple):
     inbox_at: int
 
 
-def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
-    """The layout for this configuration, variant and ghost choice; rows are padded to a
-    multiple of 8 bytes."""
+assert FetchLayout._fields[FetchLayout._fields.index("truncation"):][:len(RULES)] == tuple(rule.key for rule in RULES)
+
+
+def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> FetchLayout:
+    """The layout for this configuration, rule choices (rule -> choice, every rule of
+    `model.fetch.rules`) and ghost choice; rows are padded to a multiple of 8 bytes."""
     records = config.max_records if ghost else 0
     sends = config.max_records if config.retries else 0
     epochs = config.max_epoch + 1
@@ -123,7 +131,7 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
     producer_base = committed_base + 2 * records
     requests_at = producer_base + SEND_SLOTS * sends
     elr_at = requests_at + REQUEST_SLOTS * sends
-    disks_at = elr_at + (ELR_SLOTS if variant == "kip966" else 0)
+    disks_at = elr_at + (ELR_SLOTS if rules["elr"] == "on" else 0)
     fencings_at = disks_at + (1 if config.max_disk_losses else 0)
     broker_base = fencings_at + (1 if config.max_fencings else 0)
     fetched_at = LOG + 2 * config.log_size
@@ -136,7 +144,8 @@ def fetch_layout(config: FetchConfig, variant: str, ghost: bool) -> FetchLayout:
                        config.max_disk_losses, int(config.controlled_shutdown), config.max_fencings,
                        ACKS.index(config.acks), config.min_insync_replicas,
                        int(config.unclean_leader_election), int(config.flush == "async"), QUORUMS.index(config.quorum),
-                       int(config.retries), config.max_in_flight, int(config.idempotence), VARIANT_NAMES.index(variant),
+                       int(config.retries), config.max_in_flight, int(config.idempotence),
+                       *(rule.index(rules[rule.name]) for rule in RULES),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
                        fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 

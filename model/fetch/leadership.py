@@ -11,7 +11,7 @@ from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch,
                      request_leader, set_remote_leo, set_view)
 from .state import NONE
 from .truncation import truncate_to
-from .variants import asks_leader, fenced, truncation_point
+from .rule_kernels import asks_leader, fenced, truncation_point
 
 
 @kernel

@@ -12,7 +12,7 @@ from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoi
                      set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
-from .variants import broker_epochs, eligible_leaders
+from .rule_kernels import broker_epochs, eligible_leaders
 
 
 @kernel

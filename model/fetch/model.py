@@ -14,16 +14,18 @@ from .bounds import FetchConfig
 from .kinds import ACTION_KINDS, ARITIES
 from .layout import fetch_layout
 from .retries import produce_outcome
+from .rules import RULE_BOOK, check_quorum
 from .state import NO_EPOCH, NO_FETCH, NONE, UNSENT, Broker, Controller, FetchState, LeaderAndIsr, ProducerRecord
 from ..truncation_rules import RULES
 from .successors import max_successors
 from .truncation import kip101_answer
-from .variants import truncation_rule
+from .rule_kernels import truncation_rule
 from .words import broker_columns, broker_lanes, describe_step
 
 
 class FetchModel:
-    """FETCH-level Kafka replication for one variant and configuration. With `ghost` the
+    """FETCH-level Kafka replication for one rule set (a variant, or a variant with some rules
+    switched: `variant` is its name, `rules` every rule's choice) and configuration. With `ghost` the
     state also records acknowledged and committed writes (for the invariants that need them).
     The rules are the compiled kernel's (`model.fetch.successors`); states shown to people are
     decoded from it."""
@@ -31,18 +33,14 @@ class FetchModel:
     name = "fetch"
 
     def __init__(self, variant: str, config: FetchConfig, ghost: bool = False):
+        rule_set = RULE_BOOK.resolve(variant)
         if config.min_insync_replicas > config.replicas:
             raise ModelError(f"--min-insync-replicas ({config.min_insync_replicas}) cannot exceed --replicas "
                              f"({config.replicas})")
         if config.max_disk_losses > config.max_crashes:
             raise ModelError(f"--max-disk-losses ({config.max_disk_losses}) cannot exceed --max-crashes "
                              f"({config.max_crashes}): a broker restarts on an empty disk only after a crash")
-        if config.quorum != "isr" and variant in ("kip903", "kafka37", "kip966"):
-            raise ModelError(f"--variant {variant} with --quorum {config.quorum}: broker epochs, the strict min-ISR rule and "
-                             f"eligible leader replicas are ISR rules, and a majority quorum has no ISR (use --quorum isr)")
-        if config.quorum != "isr" and variant != "kip320":
-            raise ModelError(f"--quorum {config.quorum} has its own epoch rules (Raft's, with KIP-320's fencing): "
-                             f"use --variant kip320, not {variant}")
+        check_quorum(rule_set, config.quorum)
         if config.quorum != "isr" and (config.controlled_shutdown or config.max_fencings):
             given = "--controlled-shutdown" if config.controlled_shutdown else "--max-fencings"
             raise ModelError(f"--quorum {config.quorum} elects by votes: {given}, which has the controller "
@@ -55,8 +53,8 @@ class FetchModel:
                              f"each write is one atomic step)")
         from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES
 
-        self.variant, self.config, self.ghost = variant, config, ghost
-        lay = fetch_layout(config, variant, ghost)
+        self.variant, self.rules, self.config, self.ghost = rule_set.name, rule_set.choices, config, ghost
+        lay = fetch_layout(config, rule_set.choices, ghost)
         self.kernel = Kernel("model.fetch.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
                              lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
                              config.replicas, tuple(inv.name for inv in STATE_INVARIANTS),

@@ -12,7 +12,7 @@ from checker.kernel.jit import kernel
 
 from .layout import epoch, known_leo, leo, record_epoch
 from .state import NO_EPOCH
-from .variants import own_epoch_rule
+from .rule_kernels import own_epoch_rule
 
 
 @kernel

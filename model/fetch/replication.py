@@ -21,7 +21,7 @@ from .producer import record_appended
 from .quorum import continues_leader_log
 from .state import NONE
 from .truncation import kip279_truncation, truncate_to
-from .variants import fenced, majority_quorum
+from .rule_kernels import fenced, majority_quorum
 
 
 @kernel

@@ -27,7 +27,7 @@ from .kinds import CONTROLLED_SHUTDOWN
 from .elr import registered
 from .layout import CLEAN_STOP, alive, controller_offline, crashes, hw, leo, member, set_checkpoint, set_flushed
 from .lifecycle import go_down
-from .variants import majority_quorum
+from .rule_kernels import majority_quorum
 
 
 @kernel

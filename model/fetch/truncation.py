@@ -1,5 +1,5 @@
-"""Where a replica truncates its log when it becomes follower: each variant's rule, and what
-each variant means.
+"""Where a replica truncates its log when it becomes follower: each choice of the `truncation`
+rule.
 
 `hw` needs nothing from the leader. The epoch variants ask the leader with
 OffsetsForLeaderEpoch, modelled as one atomic exchange with the live leader, answered from the
@@ -8,42 +8,11 @@ leader's epoch cache.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from checker.kernel.jit import kernel
 
-from .layout import (VARIANT_NAMES, cache_epoch, cache_size, cache_start, cache_trim, flushed, hw, leo, record_epoch,
+from .layout import (cache_epoch, cache_size, cache_start, cache_trim, flushed, hw, leo, record_epoch,
                      set_flushed, set_hw, truncate)
 from .state import NO_EPOCH
-
-
-class FetchVariant(NamedTuple):
-    """A protocol variant as it is listed: the Kafka releases and controller mode it stands for,
-    and what it changed."""
-
-    releases: str
-    controller: str
-    meaning: str
-
-    def listed(self) -> str:
-        """One line for `replcheck list`: releases, controller mode, meaning."""
-        return f"Kafka {self.releases} ({self.controller}): {self.meaning}"
-
-
-VARIANTS = {
-    "hw": FetchVariant("0.10 and earlier", "ZooKeeper", "truncate to the high watermark"),
-    "kip101": FetchVariant("0.11 to 1.1", "ZooKeeper", "leader-epoch truncation, first version (KIP-101)"),
-    "kip279": FetchVariant("2.0", "ZooKeeper", "epoch truncation fixed for fast leader changes (KIP-279)"),
-    "kip320": FetchVariant("2.1 to 3.4", "ZooKeeper", "KIP-279 plus the current leader epoch in every fetch (KIP-320); "
-                           "a bounced broker is failed first (2.2)"),
-    "kip903": FetchVariant("3.5, 3.6", "KRaft", "kip320 plus broker epochs (KIP-903); every ISR shrink is a new leader "
-                           "epoch"),
-    "kafka37": FetchVariant("3.7 to 3.9", "KRaft", "kip903 plus no HW advance below min.insync.replicas "
-                            "(KAFKA-15583)"),
-    "kip966": FetchVariant("4.0, 4.1", "KRaft", "kafka37 plus eligible leader replicas and the clean-shutdown marker "
-                           "(KIP-966)"),
-}
-assert tuple(VARIANTS) == VARIANT_NAMES
 
 
 @kernel

@@ -1,17 +1,8 @@
-"""What the protocol variants change, asked of the layout's variant index:
+"""What each rule's choice means, asked of the layout by the kernel: every predicate reads its
+own rule's field (`model.fetch.rules` declares the rules, their choices and the variants'
+presets), so a variant is nothing but its choices and any rule can be switched alone.
 
-    rule                                  hw    kip101  kip279  kip320  kip903  kafka37  kip966
-    truncation point on becoming follower hw    kip101  kip279  kip279  kip279  kip279   kip279
-    asks the leader (OffsetsForLeaderEpoch) no  yes     yes     yes     yes     yes      yes
-    current leader epoch in FETCH and OffsetsForLeaderEpoch (fencing)   from kip320 on
-    a bounced broker is failed first, then taken back (KAFKA-7235)     from kip320 on
-    ISR expansion only on a FETCH of the follower's current incarnation (KIP-903)  from kip903 on
-    every ISR shrink, the leader's own included, bumps the leader epoch (KRaft before MV 3.6)  kip903 only
-    a controller change of the ISR alone keeps the leader epoch (KRaft from MV 3.6)    from kafka37 on
-    HW frozen while the ISR is below min.insync.replicas (KAFKA-15583)  from kafka37 on
-    eligible leader replicas, clean-shutdown marker (KIP-966 part 1)    kip966 only
-
-and what a majority quorum (`--quorum majority`, Raft and KRaft's rules, always with kip320's
+What a majority quorum (`--quorum majority`, Raft and KRaft's rules, always with KIP-320's
 fencing) changes in their place: votes instead of the controller's election, commitment on a
 majority instead of the ISR, and a follower that reconciles its log at each FETCH instead of
 truncating when it becomes follower (see `model.fetch.quorum` and `model.fetch.election`).
@@ -21,9 +12,17 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from ..truncation_rules import HW_RULE, KIP101_RULE, KIP279_RULE, NO_TRUNCATION
-from .layout import HW_TRUNCATION, ISR_QUORUM, KAFKA37, KIP101, KIP320, KIP903, KIP966, MAJORITY, leo
+from ..truncation_rules import HW_RULE, KIP101_RULE, NO_TRUNCATION
+from .layout import ISR_QUORUM, MAJORITY, leo
+from .rules import BOUNCE, BROKER_EPOCHS, ELR, FETCH_FENCING, HW_ADVANCE, LEADER_EPOCH_BUMP
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
+
+FENCED = FETCH_FENCING.index("on")
+FAILED_FIRST = BOUNCE.index("failed-first")
+CHECKED = BROKER_EPOCHS.index("on")
+EPOCH_PER_SHRINK, EPOCH_PER_LEADER = LEADER_EPOCH_BUMP.index("isr-shrink"), LEADER_EPOCH_BUMP.index("leader-change")
+STRICT_MIN_ISR = HW_ADVANCE.index("strict-min-isr")
+KEPT = ELR.index("on")
 
 
 @kernel
@@ -45,21 +44,18 @@ def own_epoch_rule(lay):
 @kernel
 def truncation_rule(lay):
     """The rule by which a replica becoming follower truncates (an index into
-    `model.truncation_rules.RULES`): its own HW under hw, KIP-101's answer under kip101, KIP-279's
-    epoch walk from kip279 on, and none under a majority quorum (it reconciles at each FETCH)."""
+    `model.truncation_rules.RULES`, whose first three are the `truncation` rule's choices): its
+    own HW (hw), KIP-101's answer (kip101), KIP-279's epoch walk (kip279), and none under a
+    majority quorum (it reconciles at each FETCH)."""
     if majority_quorum(lay):
         return NO_TRUNCATION
-    if lay.variant == HW_TRUNCATION:
-        return HW_RULE
-    if lay.variant == KIP101:
-        return KIP101_RULE
-    return KIP279_RULE
+    return lay.truncation
 
 
 @kernel
 def truncation_point(s, lay, r, ldr):
     """Where broker r truncates its log when it becomes follower of `ldr` (before capping at its
-    LEO), by its variant's rule (`truncation_rule`)."""
+    LEO), by the `truncation` rule's choice (`truncation_rule`)."""
     rule = truncation_rule(lay)
     if rule == NO_TRUNCATION:
         return leo(s, lay, r)
@@ -73,15 +69,15 @@ def truncation_point(s, lay, r, ldr):
 @kernel
 def asks_leader(lay):
     """Becoming follower needs an answer from the live leader (OffsetsForLeaderEpoch)."""
-    return lay.variant != HW_TRUNCATION and not majority_quorum(lay)
+    return lay.truncation != HW_RULE and not majority_quorum(lay)
 
 
 @kernel
 def fenced(lay):
     """Every FETCH and OffsetsForLeaderEpoch carries the follower's current leader epoch, and a
-    leader in another epoch refuses it (KIP-320), so no follower acts on a stale leader. A
-    majority quorum always runs with it (Raft's term check; KRaft's epoch in every FETCH)."""
-    return lay.variant >= KIP320 or majority_quorum(lay)
+    leader in another epoch refuses it (KIP-320), so no follower acts on a stale leader: rule
+    fetch-fencing=on (from kip320 on). A majority quorum always runs with it (Raft's term check; KRaft's epoch in every FETCH)."""
+    return lay.fetch_fencing == FENCED or majority_quorum(lay)
 
 
 @kernel
@@ -90,11 +86,12 @@ def bounce_failed_first(lay):
     unless it is the last member, and loses leadership), then taken back: Kafka's ZooKeeper
     controller from 2.2 (KAFKA-7235, `KafkaController.processBrokerChange`) and KRaft
     (`ClusterControlManager.registerBroker` refuses the new incarnation until the old one is
-    fenced). From kip320 on, as Kafka 2.2 to 3.4 (2.1's controller could still miss a bounce,
-    KAFKA-1120). The older variants stand for releases that could miss it; for them the
-    controller takes a restarted broker back directly, electing among the live ISR members,
-    itself included. Not under a majority quorum, which elects by votes."""
-    return lay.variant >= KIP320 and not majority_quorum(lay)
+    fenced). Rule bounce=failed-first, from kip320 on, as Kafka 2.2 to 3.4 (2.1's controller
+    could still miss a bounce, KAFKA-1120). The older variants stand for releases that could
+    miss it; under bounce=taken-back the controller takes a restarted broker back directly,
+    electing among the live ISR members, itself included. Not under a majority quorum, which
+    elects by votes."""
+    return lay.bounce == FAILED_FIRST and not majority_quorum(lay)
 
 
 @kernel
@@ -103,9 +100,9 @@ def broker_epochs(lay):
     the leader keeps it with the follower's position, and neither the leader
     (`Partition.isReplicaIsrEligible`) nor the controller accepts an ISR expansion whose broker
     epoch is not the follower's current one: a restarted follower joins the ISR only on a FETCH
-    of its new incarnation. From kip903 on; before, an AlterPartition decided on a FETCH from
+    of its new incarnation. Rule broker-epochs=on, from kip903 on; before, an AlterPartition decided on a FETCH from
     before a restart could be committed after it (kip320 as Kafka 2.7 to 3.4)."""
-    return lay.variant >= KIP903 and not majority_quorum(lay)
+    return lay.broker_epochs == CHECKED and not majority_quorum(lay)
 
 
 @kernel
@@ -115,8 +112,9 @@ def shrink_bumps_leader_epoch(lay):
     leader epoch with the same leader (`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @
     3.5.0; KAFKA-15021 ended it at metadata version 3.6). The leader keeps its old epoch and ISR
     until it handles the new LeaderAndIsr, and its followers follow it again in the new epoch.
-    kip903 only: the ZooKeeper controller writes a leader's own shrink in the same epoch."""
-    return lay.variant == KIP903
+    Rule leader-epoch-bump=isr-shrink (kip903 only): the ZooKeeper controller writes a leader's
+    own shrink in the same epoch."""
+    return lay.leader_epoch_bump == EPOCH_PER_SHRINK
 
 
 @kernel
@@ -124,18 +122,19 @@ def isr_change_keeps_leader_epoch(lay):
     """KRaft from metadata version 3.6 (KAFKA-15021): a controller change of the ISR or ELR alone,
     with the same leader (a dead follower removed, kip966's unclean registrant removed), bumps
     only the partition epoch; the brokers apply it in the leader epoch they are in
-    (`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.6.0, 3.7.0). From kafka37 on
-    (3.7 to 3.9 and 4.x run metadata version 3.6 or later); the ZooKeeper controller writes each
+    (`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.6.0, 3.7.0). Rule
+    leader-epoch-bump=leader-change, from kafka37 on (3.7 to 3.9 and 4.x run metadata version 3.6 or later); the ZooKeeper controller writes each
     such change in a new leader epoch (`KafkaController.removeReplicaFromIsr`,
     `LeaderAndIsr.newLeaderAndIsr`), and so does KRaft before 3.6."""
-    return lay.variant >= KAFKA37
+    return lay.leader_epoch_bump == EPOCH_PER_LEADER
 
 
 @kernel
 def strict_min_isr(lay):
     """Kafka 3.7's rule (KAFKA-15583): a leader does not advance its HW while its ISR is smaller
-    than min.insync.replicas, so a record is committed only once that many replicas hold it."""
-    return lay.variant >= KAFKA37
+    than min.insync.replicas, so a record is committed only once that many replicas hold it:
+    rule hw-advance=strict-min-isr, from kafka37 on."""
+    return lay.hw_advance == STRICT_MIN_ISR
 
 
 @kernel
@@ -143,5 +142,5 @@ def eligible_leaders(lay):
     """KIP-966's eligible leader replicas: the controller lets the ISR become empty, keeps the
     replicas that left it while it was below min.insync.replicas as ELR, may elect one of them
     when the ISR is empty, and learns from each registration whether the broker shut down
-    cleanly (an unclean one leaves the ISR and the ELR)."""
-    return lay.variant == KIP966
+    cleanly (an unclean one leaves the ISR and the ELR): rule elr=on (kip966)."""
+    return lay.elr == KEPT
