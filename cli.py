@@ -458,6 +458,40 @@ def sweep_options(func):
     return func
 
 
+@main.command()
+@click.option("--model", "model_name", default="fetch", show_default=True, help="model whose rules to ablate")
+@click.option("--variant", default=None, help="the variant whose rules to switch (default: the model's)")
+@rule_option
+@bound_options
+@click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant the rules are for")
+@click.option("--minimal", is_flag=True,
+              help="instead: the smallest sets of the variant's rules that make the invariant hold on top of --base")
+@click.option("--base", default=None, metavar="VARIANT",
+              help="with --minimal: the rule set the variant's rules are switched on top of (default: the model's "
+                   "oldest variant)")
+@click.option("--alternatives", is_flag=True,
+              help="switch each rule to every other choice, not only to the one it replaced")
+@report_options("keep each rule set's shortest counterexample here as <model>-<rule set>-<invariant>.json")
+@junit_option
+@click.option("--symmetry/--no-symmetry", default=None,
+              help="store one state per orbit under renaming replicas (default: on whenever the invariant allows it)")
+@click.option("--master", default=None, callback=_valid_master,
+              help="spark: master URL; default: the embedded local[*]")
+@click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
+              help="spark (each search one Spark task, side by side) or local (one search after another here)")
+@runs("ablate:ablate")
+def ablate():
+    """Which of a variant's rules an invariant needs: the variant, then the variant with each
+    rule switched back to the choice it replaced in Kafka's history (or, with --alternatives, to
+    every other choice), one rule at a time, each searched to the invariant's shortest
+    counterexample or to the end. A rule is needed where switching it alone breaks an invariant
+    the variant keeps. With --minimal: every set of the rules on which the variant and --base
+    differ, smallest first, for the smallest sets that make the invariant hold (a superset of a
+    holding set is skipped, and a set under which a smaller set's counterexample replays is
+    violated without a search; docs/ablation.md). Exits 0 once the ablation is made, whatever
+    the verdicts; 2 on bad input."""
+
+
 @main.command(name="sweep")
 @click.option("--model", "model_name", default="fetch", show_default=True, help="model to sweep")
 @click.option("--variant", default=None, help="protocol variant (default: the model's)")
@@ -519,8 +553,8 @@ def trace():
 @junit_option
 @runs("verify:verify")
 def verify():
-    """Check a manifest of known verdicts (TOML, [[expect]] entries: model, variant, bounds,
-    property, outcome, steps; docs/ci.md): each expectation is answered by an exhaustive search
+    """Check a manifest of known verdicts (TOML, [[expect]] entries: model, variant, rules,
+    bounds, property, outcome, steps; docs/ci.md): each expectation is answered by an exhaustive search
     on the local engine, expectations with the same model, variant and bounds sharing one
     search, and a table sets what was expected against what was found. Exits 0 when every
     expectation matched, 1 on any surprise (another outcome, or another shortest trace length),

@@ -5,6 +5,7 @@ notices when a change to a model or to the checker changes a known result.
     [[expect]]
     model = "spec"
     variant = "hw"                    # optional: the model's default variant
+    rules = { hw-advance = "plain" }  # optional: rules switched from the variant's choice
     bounds = { replicas = 3 }         # optional: the model's parameters (max-crashes or max_crashes)
     property = "strong-isr"           # an invariant or a witness of the model
     outcome = "violated"              # invariants: holds | violated; witnesses: reachable | unreachable
@@ -30,7 +31,7 @@ from typing import Any
 from traces.store import MAX_STEPS, UnreadableFile, read_text_file
 from traces.text import QUOTED_CHARACTERS, quoted
 
-KEYS = ("model", "variant", "bounds", "property", "outcome", "steps", "note")
+KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "note")
 """The keys an [[expect]] entry may have."""
 REQUIRED = ("model", "property", "outcome")
 """The keys every [[expect]] entry must have."""
@@ -245,7 +246,7 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
     if kind is None:
         raise ValueError(f"unknown model {quoted(entry['model'])} (choose from {', '.join(MODELS)})")
     given = _bounds(kind, entry.get("bounds", {}))
-    model = build_model(kind.name, entry.get("variant"), **given)  # ModelError: a ValueError
+    model = build_model(kind.name, _variant(kind, entry), **given)  # ModelError: a ValueError
     prop = _property(kind.name, entry["property"])
     outcome, steps = entry["outcome"], entry.get("steps")
     choices = OUTCOMES[prop.witness]
@@ -262,6 +263,20 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
             raise ValueError(f"steps applies to outcome {' or '.join(FOUND)} (a shortest trace), not {outcome}")
     return Expectation(kind.name, model.variant, given, dict(model.parameters()), prop.name, outcome, steps,
                        note, number, line)
+
+
+def _variant(kind, entry: dict) -> str | None:
+    """The entry's variant with its `rules` table (rule = "choice") switched, as `--rule` would."""
+    from model.rules import with_switches
+
+    rules = entry.get("rules")
+    if rules is None:
+        return entry.get("variant")
+    if not isinstance(rules, dict) or not all(isinstance(v, str) for v in rules.values()):
+        raise ValueError(f"rules must be a table such as {{ hw-advance = \"plain\" }}, got {quoted(rules)}")
+    if kind.rules is None:
+        raise ValueError(f"model {kind.name} has no rules to switch")
+    return with_switches(entry.get("variant") or kind.default_variant, [f"{k}={v}" for k, v in rules.items()])
 
 
 def _bounds(kind, bounds) -> dict[str, Any]:

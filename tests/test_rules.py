@@ -151,7 +151,11 @@ def test_a_trace_found_under_switched_rules_names_them_and_replays_under_them(tm
     assert model.rules["hw-advance"] == "plain" and len(trace) == data["invariants"]["committed-survives"]["trace_length"]
     shown = run_cli("trace", "show", "--explain", str(path))
     assert shown.exit_code == 0
-    assert "with rules switched (no Kafka release): hw-advance=plain" in " ".join(shown.stdout.split())
+    told = " ".join(shown.stdout.split())
+    assert "with rules switched (no Kafka release): hw-advance=plain" in told
+    # an ELR member that left the ISR before the record was committed is elected: the strict rule's job
+    assert "Cause: an eligible leader replica elected without a committed record (elr-member-without-record)" in told
+    assert "under hw-advance=plain the leader advances its HW whatever its ISR's size" in told
     rendered = run_cli("trace", "render", "--format", "svg", str(path), "-o", str(tmp_path / "t.svg"))
     assert rendered.exit_code == 0 and "hw-advance=plain" in (tmp_path / "t.svg").read_text()
     # the same steps under kip966's own rules are no counterexample: the rules are what the file says
@@ -176,3 +180,32 @@ def test_the_elr_invariant_applies_wherever_the_elr_rule_is_on():
     assert applies(elr_invariant, build_model("fetch", "kafka37+elr=on"))
     assert not applies(elr_invariant, build_model("fetch", "kip966+elr=off"))
     assert MODELS["fetch"].meaning("kip966+elr=off").endswith("elr=off: no ELR: the last ISR member stays in the ISR")
+
+
+def test_a_manifest_entry_may_switch_rules(tmp_path):
+    manifest = tmp_path / "m.toml"
+    manifest.write_text("""
+[[expect]]
+model = "fetch"
+variant = "kip966"
+rules = { hw-advance = "plain" }
+bounds = { replicas = 3, min-insync-replicas = 2, flush = "async", log-size = 2, max-records = 2, max-crashes = 1, max-epoch = 3 }
+property = "committed-survives"
+outcome = "violated"
+steps = 7
+
+[[expect]]
+model = "fetch"
+variant = "kip966+hw-advance=plain"
+bounds = { replicas = 3, min-insync-replicas = 2, flush = "async", log-size = 2, max-records = 2, max-crashes = 1, max-epoch = 3 }
+property = "committed-survives"
+outcome = "violated"
+steps = 7
+""")
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 0, result.output
+    told = " ".join(result.stdout.split())
+    assert told.count("kip966+hw-advance=plain") == 2 and "2 expectations, 2 as expected, 0 surprises (1 search," in told
+    manifest.write_text('[[expect]]\nmodel = "spec"\nrules = { elr = "on" }\nproperty = "strong-isr"\noutcome = "holds"\n')
+    refused = run_cli("verify", str(manifest))
+    assert refused.exit_code == 2 and "model spec has no rules to switch" in refused.stderr

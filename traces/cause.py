@@ -21,6 +21,7 @@ class Cause(str, Enum):
     UNFLUSHED_TAIL_LOST_IN_CRASH = "unflushed-tail-lost-in-crash"
     LAST_REPLICA_STANDING = "last-replica-standing"
     UNCLEAN_ELECTION = "unclean-election"
+    ELR_MEMBER_WITHOUT_RECORD = "elr-member-without-record"
     ACKED_BEFORE_REPLICATED = "acked-before-replicated"
     NEW_LEADER_HW_BEHIND = "new-leader-hw-behind"
     EARLIER_EPOCH_COUNTED = "earlier-epoch-counted"
@@ -65,7 +66,8 @@ class Culprit(NamedTuple):
     request of `epoch` though the controller was at `peer_epoch`), 'cross-epoch-fetch'
     (`replica`, in `epoch`, fetched `record` from `peer`, in `peer_epoch`), 'reported' (leader
     `peer` recorded `replica`'s FETCH at `offset` as its position), 'election' (the
-    controller made `replica` leader of `epoch`), or a step of the retrying producer for the
+    controller made `replica` leader of `epoch`), 'left-isr' (`replica` left the ISR and became
+    an eligible leader replica), or a step of the retrying producer for the
     record whose id is `sequence`: 'send' (sent it to `replica`, which it believed led),
     'failure' (`replica` refused it, or its request or answer was lost) or 'retry' (sent it
     again to `replica`)."""

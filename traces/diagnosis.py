@@ -201,6 +201,10 @@ def _elected_without(trail: Trail, x: int, offset: int, record) -> Diagnosis | N
     before = views[k - 1]
     damage = Damage(k, "elected", x, before.leader, offset, record)
     commit = commit_of(trail, offset, record, k - 1)
+    if x in members(before.elr):
+        joined = max(j for j in range(1, k) if x in members(views[j].elr) and x not in members(views[j - 1].elr))
+        left = Culprit(joined, "left-isr", x)
+        return trail.found(Cause.ELR_MEMBER_WITHOUT_RECORD, damage, [commit, left] if commit else [left], commit)
     if x not in members(before.isr):
         return trail.found(Cause.UNCLEAN_ELECTION, damage, [commit], commit)
     winner = views[k].replicas[x]

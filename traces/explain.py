@@ -27,6 +27,7 @@ TITLES = {
     Cause.LAST_REPLICA_STANDING: "the last ISR member lost committed records in an unclean shutdown and was "
                                  "re-elected (Last Replica Standing)",
     Cause.UNCLEAN_ELECTION: "an unclean leader election",
+    Cause.ELR_MEMBER_WITHOUT_RECORD: "an eligible leader replica elected without a committed record",
     Cause.ACKED_BEFORE_REPLICATED: "a write acknowledged with acks=1 before any follower had it",
     Cause.NEW_LEADER_HW_BEHIND: "a new leader whose HW is behind the one consumers have seen",
     Cause.EARLIER_EPOCH_COUNTED: "a majority counted for a record of an earlier epoch (Raft's Figure 8)",
@@ -240,6 +241,25 @@ def _elected(d: Diagnosis, page: Page) -> list[str]:
     return lines + [culprit_line(x, page) for x in d.culprits]
 
 
+def _elr_elected(d: Diagnosis, page: Page) -> list[str]:
+    """KIP-966's ELR election of a replica that lacks a committed record: it left the ISR before
+    the record was committed, which the strict min-ISR HW rule forbids."""
+    dmg = d.damage
+    before = page.views[dmg.step - 1]
+    minimum = page.trace.bounds.get("min_insync_replicas", 1)
+    rules = MODELS[page.trace.model].rules.resolve(page.trace.variant).choices
+    how = ("under hw-advance=plain the leader advances its HW whatever its ISR's size" if rules["hw-advance"] == "plain"
+           else "the HW advanced after it had left")
+    return [f"At step {dmg.step}, the controller made {name(dmg.replica)} leader although its log lacks "
+            f"{record_name(dmg.record)} at offset {dmg.offset}: {page.words[dmg.step]}.",
+            f"{name(dmg.replica)} was an eligible leader replica (ELR {isr_text(before.elr)}), which KIP-966 lets the "
+            f"controller elect when no ISR member can lead. An ELR member holds every committed record only if "
+            f"nothing is committed while the ISR is below min.insync.replicas={minimum} (KAFKA-15583, rule "
+            f"hw-advance=strict-min-isr); here {record_name(dmg.record)} became committed after "
+            f"{name(dmg.replica)} had left the ISR: {how}.",
+            *(culprit_line(c, page) for c in d.culprits)]
+
+
 def _earlier_epoch(d: Diagnosis, page: Page) -> list[str]:
     """A majority quorum without Raft's own-epoch rule: a record of an earlier epoch committed
     on a majority, then a replica without it elected by a majority."""
@@ -367,6 +387,7 @@ _RENDER = {
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: _unflushed,
     Cause.LAST_REPLICA_STANDING: _last_standing,
     Cause.UNCLEAN_ELECTION: _elected,
+    Cause.ELR_MEMBER_WITHOUT_RECORD: _elr_elected,
     Cause.ISR_JOIN_ON_STALE_POSITION: _stale_join,
     Cause.ACKED_BEFORE_REPLICATED: _elected,
     Cause.NEW_LEADER_HW_BEHIND: _hw_behind,

@@ -38,7 +38,8 @@ class ReplicaView(NamedTuple):
 class PartitionView(NamedTuple):
     """Every replica, the controller's leader epoch, leader and ISR, and the ghost records:
     (offset, record) pairs acknowledged to producers and committed (`fetch` with ghost
-    variables; empty otherwise), and the highest HW consumers have seen."""
+    variables; empty otherwise), the highest HW consumers have seen, and the controller's
+    eligible leader replicas (rule elr=on; a bit mask like the ISR)."""
 
     replicas: tuple
     epoch: int
@@ -47,6 +48,7 @@ class PartitionView(NamedTuple):
     acked: tuple = ()
     committed: tuple = ()
     consumer_hw: int = 0
+    elr: int = 0
 
     def leads(self, r: int) -> bool:
         """Replica r is up and presumes leadership (it may be a zombie of an older epoch)."""
@@ -78,7 +80,7 @@ def _spec_view(state) -> PartitionView:
 def _fetch_view(state) -> PartitionView:
     reps = tuple(ReplicaView(b.log, b.hw, b.epoch, b.leader, b.isr, b.alive, b.flushed, b.cache) for b in state.brokers)
     c = state.controller
-    return PartitionView(reps, c.epoch, c.leader, c.isr, state.acked, state.committed, state.consumer_hw)
+    return PartitionView(reps, c.epoch, c.leader, c.isr, state.acked, state.committed, state.consumer_hw, c.elr)
 
 
 _READERS = {"spec": _spec_view, "fetch": _fetch_view}

@@ -51,3 +51,24 @@ def walk(model, actions: list[tuple]) -> list:
             raise ReplayError(f"step {i}: {action} is not enabled; enabled: {enabled}")
         states.append(nxt[0])
     return states
+
+
+def violation_along(model, prop, initial, actions: list[tuple]) -> int | None:
+    """How many of `actions`, taken from `initial` under `model`'s rules, it takes to violate
+    `prop` (an invariant, on the state reached; a step property, on the step taken): 0 when
+    `initial` already violates it. None when `initial` is not one of the model's initial states,
+    an action is not enabled before the violation, or no violation comes. A counterexample found
+    under one rule set is a behaviour of another exactly when this is not None."""
+    if initial not in model.initial_states():
+        return None
+    state = initial
+    if not isinstance(prop, StepProperty) and not prop.holds(state):
+        return 0
+    for i, action in enumerate(actions, 1):
+        after = next((s for label, s in model.successors(state) if label == tuple(action)), None)
+        if after is None:
+            return None
+        if not (prop.holds(state, tuple(action), after) if isinstance(prop, StepProperty) else prop.holds(after)):
+            return i
+        state = after
+    return None

@@ -69,6 +69,8 @@ def culprit_line(c: Culprit, page: Page) -> str:
                 f"of epoch {c.peer_epoch}: before KIP-320 nothing on the fetch path compares leader epochs.")
     if c.role == "election":
         return f"The controller elected {who} leader of epoch {c.epoch} at {page.step(c.step)}."
+    if c.role == "left-isr":
+        return f"{who} left the ISR and became an eligible leader replica at {page.step(c.step)}."
     if c.role == "reported":
         return (f"{name(c.peer)} recorded {who}'s FETCH at offset {c.offset} at {page.step(c.step)}, and kept it as "
                 f"{who}'s position.")

@@ -1,0 +1,87 @@
+"""Independent searches side by side: each one a whole search of one rule set for one property,
+run in this process one after another (the local engine) or as Spark tasks, one search to a
+task (the spark engine), so that the many small searches of an ablation use every core.
+
+A job names its model, rule set, bounds and property, and comes back with the verdict, the
+counts and, when the property fails, the shortest trace as a trace file's JSON document, which
+the driver reads back with `traces.store.trace_from_json` (replaying it through the model).
+Every job is the local engine's search, so a job's answer does not depend on where it ran."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, NamedTuple
+
+
+class Job(NamedTuple):
+    """One search: `prop` (an invariant or step property of `model`) under the rule set
+    `variant` at `bounds`, with or without symmetry reduction."""
+
+    model: str
+    variant: str
+    bounds: dict
+    prop: str
+    symmetry: bool
+
+
+class Outcome(NamedTuple):
+    """What a job found: whether the property fails, the orbits (or states) and depth explored,
+    the search's seconds, and the shortest counterexample as a trace document (None when the
+    property holds)."""
+
+    variant: str
+    violated: bool
+    distinct_states: int
+    depth: int
+    seconds: float
+    trace: dict[str, Any] | None
+
+
+def run_job(job: Job, on_level=None) -> Outcome:
+    """Search the job's rule set to its first violation of the property, or to the end
+    (`on_level(stats, frontier)` is called after each level: a progress line)."""
+    from checker.local import explore
+    from invariants.registry import select
+    from model.registry import build_model
+    from traces.store import trace_to_json
+
+    (prop,) = select(job.model, [job.prop])
+    model = build_model(job.model, job.variant, ghost=prop.needs_ghost, **job.bounds)
+    started = time.monotonic()
+    result = explore(model, [prop], stop_at_first=True, symmetry=job.symmetry, on_level=on_level)
+    trace = result.violations.get(prop.name)
+    return Outcome(model.variant, trace is not None, result.distinct_states, result.depth,
+                   time.monotonic() - started, trace_to_json(trace, model) if trace is not None else None)
+
+
+@contextmanager
+def job_session(engine: str, *, master: str | None = None):
+    """Yield `run(jobs) -> outcomes` (in the jobs' order) on the named engine: here, one job
+    after another, or as Spark tasks (on `master`, default the embedded `local[*]`), one job to
+    a task. Raises checker.java.EngineUnavailable when Spark cannot start."""
+    if engine == "local":
+        yield _run_here
+        return
+    from .spark_context import spark_context
+
+    with spark_context(master or "local[*]") as sc:
+        def run_on_spark(jobs: list[Job]) -> list[Outcome]:
+            if not jobs:
+                return []
+            return sc.parallelize(list(jobs), len(jobs)).map(run_job).collect()
+        yield run_on_spark
+
+
+def _run_here(jobs: list[Job]) -> list[Outcome]:
+    """The jobs one after another in this process, each with a progress line on a terminal."""
+    from .progress import level_progress
+
+    outcomes = []
+    for i, job in enumerate(jobs, 1):
+        with level_progress(f"{job.variant} ({i} of {len(jobs)})") as on_level:
+            outcomes.append(run_job(job, on_level))
+    return outcomes
+
+
+Runner = Callable[[list[Job]], list[Outcome]]
