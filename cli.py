@@ -532,9 +532,10 @@ def tradeoffs_command():
 @click.argument("file", type=NonEmptyPath(role=INPUT, path_type=Path))
 @runs("replay:replay")
 def replay():
-    """Replay a published scenario step by step: LEO and HW of every replica after each step,
-    the invariants checked after each. Exits 0 when the story unfolds as the file expects
-    (including the expected violation at the expected step), 1 when it does not."""
+    """Replay a published scenario (or a saved trace) step by step: LEO and HW of every replica
+    after each step, the invariants checked after each. Exits 0 when the story unfolds as the
+    file expects (including the expected violation at the expected step; a trace's at its last
+    step), 1 when it does not."""
 
 
 @main.command("list")

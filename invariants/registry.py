@@ -1,24 +1,20 @@
-"""Which invariants and witnesses each model has, and lookup by name. A model's invariants (and
-with them its compiled kernel's modules) are imported the first time they are asked for, so a
-run of one model does not import the others."""
+"""Which invariants and witnesses each model has (`model.registry.ModelKind.properties`), and
+lookup by name. A model's invariants (and with them its compiled kernel's modules) are imported
+the first time they are asked for, so a run of one model does not import the others."""
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from checker.invariant import Invariant, StepProperty
 from model.params import ModelError
-
-_MODULES = {"spec": "spec", "fetch": "fetch", "two-phase": "two_phase"}
-"""Each model's invariants module in this package."""
+from model.registry import MODELS
 
 
 def invariants_for(model_name: str) -> dict[str, Invariant | StepProperty]:
     """Every property of the model (invariants and witnesses), by name, in listing order
     (ModelError for an unknown model)."""
-    if model_name not in _MODULES:
-        raise ModelError(f"unknown model {model_name!r} (choose from {', '.join(_MODULES)})")
-    return {inv.name: inv for inv in import_module(f"{__package__}.{_MODULES[model_name]}").INVARIANTS}
+    if model_name not in MODELS:
+        raise ModelError(f"unknown model {model_name!r} (choose from {', '.join(MODELS)})")
+    return MODELS[model_name].properties
 
 
 def select(model_name: str, names: list[str] | tuple[str, ...]) -> list[Invariant | StepProperty]:

@@ -2,15 +2,18 @@
 
 Importing this module is cheap: it reads each model's declared parameters (`bounds` modules,
 plain Python), so the command line can offer them as options without importing the models
-themselves, their compiled kernels or numba. A model's variants and classes are imported the
-first time they are asked for.
+themselves, their compiled kernels or numba. A model's variants, properties and classes are
+imported the first time they are asked for. Besides the built-in models, any installed package
+may offer models through the entry-point group `replcheck.models` (`ENTRY_POINTS`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Any, Callable, Mapping, Sequence
 
 from traces.text import quoted
 
@@ -34,7 +37,14 @@ class ModelKind:
     default_variant: str | None
     list_variants: Callable[[], Mapping[str, str]]
     build: Callable[[str | None, dict[str, Any], bool], Any]
+    load_properties: Callable[[], Sequence[Any]]
     load_rules: Callable[[], RuleBook] | None = None
+
+    @cached_property
+    def properties(self) -> dict[str, Any]:
+        """The model's invariants, step properties and witnesses (`checker.invariant`), by name,
+        in listing order."""
+        return {prop.name: prop for prop in self.load_properties()}
 
     @cached_property
     def variants(self) -> Mapping[str, str]:
@@ -116,21 +126,64 @@ def _build_fetch(variant: str | None, values: dict[str, Any], ghost: bool):
     return FetchModel(variant, FetchConfig(**values), ghost)
 
 
-MODELS = {
+def _properties(module: str) -> Callable[[], Sequence[Any]]:
+    """A built-in model's properties: `invariants.<module>.INVARIANTS`, imported when asked for."""
+    return lambda: import_module(f"invariants.{module}").INVARIANTS
+
+
+BUILT_IN = {
     "spec": ModelKind(
         "spec", "Kafka replication as in the public TLA+ specification (LeaderAndIsr, HW, ISR, epochs)",
-        spec_bounds.PARAMS, "kip320", _spec_variants, _build_spec,
+        spec_bounds.PARAMS, "kip320", _spec_variants, _build_spec, _properties("spec"),
     ),
     "fetch": ModelKind(
         "fetch", "Kafka replication at the FETCH level: acks, min.insync.replicas, crashes, flushes, unclean election",
-        fetch_bounds.PARAMS, "kip320", _fetch_variants, _build_fetch, _fetch_rules,
+        fetch_bounds.PARAMS, "kip320", _fetch_variants, _build_fetch, _properties("fetch"), _fetch_rules,
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",
         two_phase.PARAMS, None, dict,
-        lambda variant, values, ghost: two_phase.TwoPhaseModel(**values),
+        lambda variant, values, ghost: two_phase.TwoPhaseModel(**values), _properties("two_phase"),
     ),
 }
+
+ENTRY_POINTS = "replcheck.models"
+"""The entry-point group through which another installed package offers models: each entry
+point names a `ModelKind` (docs/writing-a-model.md)."""
+
+
+def _installed() -> dict[str, ModelKind]:
+    """The models other installed packages offer (entry-point group `replcheck.models`). One
+    that cannot be loaded, is no ModelKind, or takes a name already used is left out with a
+    one-line notice on stderr: a broken package must not stop replcheck."""
+    found: dict[str, ModelKind] = {}
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            kind = point.load()
+        except Exception as exc:  # whatever the package's import raises
+            _notice(f"model package entry point {point.name} ({point.value}) could not be loaded: "
+                    f"{type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(kind, ModelKind):
+            _notice(f"model package entry point {point.name} ({point.value}) is not a ModelKind")
+        elif kind.name in BUILT_IN or kind.name in found:
+            _notice(f"model package entry point {point.name} ({point.value}) names model {kind.name}, "
+                    f"which is taken")
+        else:
+            found[kind.name] = kind
+    return found
+
+
+def _notice(text: str) -> None:
+    import sys
+
+    from traces.text import one_line
+
+    print(f"replcheck: {one_line(text)}; skipped", file=sys.stderr)
+
+
+MODELS = {**BUILT_IN, **_installed()}
+"""Every model replcheck knows, by name: the built-in ones, then those of installed packages."""
 
 
 def build_model(name: str, variant: str | None = None, ghost: bool = False, **given: Any):

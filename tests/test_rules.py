@@ -156,6 +156,11 @@ def test_a_trace_found_under_switched_rules_names_them_and_replays_under_them(tm
     # an ELR member that left the ISR before the record was committed is elected: the strict rule's job
     assert "Cause: an eligible leader replica elected without a committed record (elr-member-without-record)" in told
     assert "under hw-advance=plain the leader advances its HW whatever its ISR's size" in told
+    replayed = run_cli("replay", str(path))
+    assert replayed.exit_code == 0, replayed.output
+    told = " ".join(replayed.stdout.split())
+    assert "with rules switched (no Kafka release): hw-advance=plain" in told
+    assert f"committed-survives fails at step {len(trace)}" in told
     rendered = run_cli("trace", "render", "--format", "svg", str(path), "-o", str(tmp_path / "t.svg"))
     assert rendered.exit_code == 0 and "hw-advance=plain" in (tmp_path / "t.svg").read_text()
     # the same steps under kip966's own rules are no counterexample: the rules are what the file says

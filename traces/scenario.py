@@ -18,7 +18,8 @@ from invariants.registry import select
 from model.fetch.kinds import NO_LEADER
 from model.params import ModelError
 
-from .store import TraceFileError, check_step_count, model_from_file, read_json_file
+from .store import FORMAT as TRACE_FORMAT
+from .store import TraceFileError, check_step_count, model_from_file, read_json_file, trace_from_json
 
 FORMAT = "replcheck-scenario/1"
 
@@ -64,10 +65,15 @@ def _argument(arg: str, step: str) -> int:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read and validate a scenario file; TraceFileError with a one-line reason otherwise."""
+    """Read and validate a scenario file, or a saved trace (`replcheck-trace/1`) told as one: its
+    steps, checked for its invariant, expected to fail at its last step; TraceFileError with a
+    one-line reason otherwise."""
     doc = read_json_file(path, "scenario")
+    if isinstance(doc, dict) and doc.get("format") == TRACE_FORMAT:
+        return _saved_trace(doc, path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise TraceFileError(f"{path} is not a replcheck scenario (format must be {FORMAT!r})")
+        raise TraceFileError(f"{path} is not a replcheck scenario (format must be {FORMAT!r}) or trace "
+                             f"({TRACE_FORMAT!r})")
     try:
         _check_shape(doc)
         invariants = select(doc["model"], doc.get("invariants", []))
@@ -82,6 +88,17 @@ def load_scenario(path: Path) -> Scenario:
                         expect.get("violated"), expect.get("at_step"))
     except (ModelError, ValueError) as exc:
         raise TraceFileError(f"{path}: {exc}") from None
+
+
+def _saved_trace(doc: dict, path: Path) -> Scenario:
+    """A saved counterexample as a scenario: its steps, its property checked, failing at its last
+    step (a witness: reached there). The file is validated as
+    `trace show` would (it must replay under its own rule set)."""
+    trace, model = trace_from_json(doc, str(path))
+    (prop,) = select(trace.model, [trace.invariant])
+    return Scenario(f"{trace.model} {trace.variant or ''}: {trace.invariant}, a saved trace".replace("  ", " "),
+                    str(path), model, [prop], [(step.action, "") for step in trace.steps], trace.invariant,
+                    len(trace.steps))
 
 
 def _check_shape(doc: dict) -> None:

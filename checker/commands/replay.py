@@ -7,6 +7,7 @@ import sys
 from rich.table import Table
 from rich.text import Text
 
+from model.registry import MODELS
 from traces.scenario import first_failure, load_scenario, replay as run_replay
 from traces.store import TraceFileError
 from traces.text import printable
@@ -22,8 +23,9 @@ def replay(file):
         raise UserError(str(exc)) from None
     result = run_replay(scenario)
     model = scenario.model
+    switches = MODELS[model.name].switches(model.variant)
     table = Table(title=Text(printable(f"{scenario.name}  ({scenario.source})")), title_justify="left",
-                  show_lines=False)
+                  caption=switches or None, caption_justify="left", show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("step")
     lanes0 = model.lanes(result.states[0])
