@@ -56,7 +56,9 @@ def test_a_step_that_is_not_enabled_stops_the_replay(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("{", "is not valid JSON (line 1, column 2"),
-    ('{"format": "replcheck-trace/1"}', "is not a replcheck scenario"),
+    ('{"format": "replcheck-other/1"}', "is not a replcheck scenario (format must be 'replcheck-scenario/1') or "
+                                        "trace ('replcheck-trace/1')"),
+    ('{"format": "replcheck-trace/1"}', "field 'model' is missing or of the wrong type"),  # a trace, but no whole one
     ('{"format": "replcheck-scenario/1", "model": "fetch", "steps": ["Crash rx"]}', "cannot read argument 'rx'"),
     ('{"format": "replcheck-scenario/1", "model": "fetch", "variant": "kip999", "steps": []}', "unknown variant"),
 ])
