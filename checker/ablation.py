@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable
 
-from model.rules import RuleBook, RuleSet
+from model.rules import RuleBook, RuleSet, switched
 
 from .search_jobs import Job, Outcome, Runner
 
@@ -67,7 +67,7 @@ def one_at_a_time(book: RuleBook, variant: RuleSet, job: Callable[[str], Job], r
     """The variant itself, then each switch of `switched_one_at_a_time`, each searched (side by
     side where the engine can): (the variant's trial, [(rule, from, to, trial), ...])."""
     switches = switched_one_at_a_time(book, variant, alternatives)
-    names = [variant.name] + [book.resolve(f"{variant.name}+{rule}={to}").name for rule, _, to in switches]
+    names = [variant.name] + [switched(book, variant, {rule: to}).name for rule, _, to in switches]
     outcomes = run([job(name) for name in names])
     trials = [Trial(name, {}, "searched", out.violated, out) for name, out in zip(names, outcomes)]
     return trials[0], [(rule, old, new, trial) for (rule, old, new), trial in zip(switches, trials[1:])]
@@ -85,25 +85,25 @@ def minimal_rule_sets(book: RuleBook, variant: RuleSet, base: RuleSet, job: Call
     for size in range(len(rules) + 1):
         level: list = []  # per subset, in order: its Trial, or what to search
         for subset in combinations(rules, size):
-            switched = {rule: variant.choices[rule] for rule in subset}
-            name = book.resolve(base.name + "".join(f"+{r}={c}" for r, c in switched.items())).name
+            changes = {rule: variant.choices[rule] for rule in subset}
+            name = switched(book, base, changes).name
             if any(h <= frozenset(subset) for h in holding):
-                level.append(Trial(name, switched, "superset"))
+                level.append(Trial(name, changes, "superset"))
                 continue
             replay = next(((t.variant, length) for t in found if t.violated and t.outcome is not None
                            for length in [replays(t.outcome.trace, name)] if length is not None), None)
             if replay is not None:
-                level.append(Trial(name, switched, "replayed", True, replayed_from=replay[0],
+                level.append(Trial(name, changes, "replayed", True, replayed_from=replay[0],
                                    replayed_length=replay[1]))
             else:
-                level.append((name, switched, frozenset(subset)))
+                level.append((name, changes, frozenset(subset)))
         pending = [item for item in level if not isinstance(item, Trial)]
         outcomes = iter(run([job(name) for name, _, _ in pending]))
         for item in level:
             if not isinstance(item, Trial):
-                name, switched, subset = item
+                name, changes, subset = item
                 out = next(outcomes)
-                item = Trial(name, switched, "searched", out.violated, out)
+                item = Trial(name, changes, "searched", out.violated, out)
                 if not out.violated:
                     holding.append(subset)
             found.append(item)

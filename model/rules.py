@@ -118,6 +118,12 @@ class RuleBook:
         return RuleSet(preset, choices, switched)
 
 
+def switched(book: "RuleBook", rule_set: RuleSet, choices: dict[str, str]) -> RuleSet:
+    """`rule_set` with the rules in `choices` (rule -> choice) switched again, whatever they were."""
+    merged = {**rule_set.switched, **choices}
+    return book.resolve(rule_set.preset + "".join(f"{SWITCH}{rule}={choice}" for rule, choice in merged.items()))
+
+
 def with_switches(variant: str, switches: tuple[str, ...] | list[str]) -> str:
     """The variant's name with `--rule` switches (each RULE=CHOICE) added, for `RuleBook.resolve`."""
     return variant + "".join(SWITCH + switch for switch in switches)

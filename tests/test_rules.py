@@ -214,3 +214,16 @@ steps = 7
     manifest.write_text('[[expect]]\nmodel = "spec"\nrules = { elr = "on" }\nproperty = "strong-isr"\noutcome = "holds"\n')
     refused = run_cli("verify", str(manifest))
     assert refused.exit_code == 2 and "model spec has no rules to switch" in refused.stderr
+
+
+def test_a_rule_set_switched_again_keeps_one_choice_per_rule():
+    from model.rules import switched
+
+    plain = RULE_BOOK.resolve("kip966+hw-advance=plain")
+    assert switched(RULE_BOOK, plain, {"hw-advance": "strict-min-isr"}).name == "kip966"
+    assert switched(RULE_BOOK, plain, {"elr": "off"}).name == "kip966+hw-advance=plain+elr=off"
+    result = run_cli("ablate", "--model", "fetch", "--variant", "kip320+truncation=kip101", "--invariant",
+                     "committed-survives", "--alternatives", "--max-crashes", "1", "--engine", "local", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["switches"]
+    assert ("truncation", "kip279", "kip320") in {(r["rule"], r["to"], r["variant"]) for r in rows}
