@@ -49,6 +49,14 @@ class Trial:
     replayed_from: str | None = None
     replayed_length: int | None = None
 
+    @property
+    def trace_length(self) -> int | None:
+        """The counterexample's length: the shortest one a search found, or the replayed prefix
+        (None when the invariant held or the set was not decided by a trace)."""
+        if self.how == "replayed":
+            return self.replayed_length
+        return len(self.outcome.trace["steps"]) if self.violated else None
+
 
 def switched_one_at_a_time(book: RuleBook, variant: RuleSet, alternatives: bool = False) -> list[tuple[str, str, str]]:
     """(rule, from, to) for each switch to try, in rule order: each rule to the choice it

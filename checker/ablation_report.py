@@ -24,10 +24,8 @@ def verdict_text(trial: Trial) -> str:
 def steps_text(trial: Trial) -> str:
     """The shortest counterexample's length; a replayed one's length with the rule set it came from."""
     if trial.how == "replayed":
-        return f"{trial.replayed_length} steps, {trial.replayed_from}'s trace"
-    if trial.violated:
-        return f"{len(trial.outcome.trace['steps'])} steps"
-    return "-"
+        return f"{trial.trace_length} steps, {trial.replayed_from}'s trace"
+    return f"{trial.trace_length} steps" if trial.violated else "-"
 
 
 def needed_text(variant: Trial, trial: Trial) -> str:
@@ -44,7 +42,7 @@ def one_at_a_time_rows(variant: Trial, rows, files: Mapping[str, str]) -> list[d
     def row(rule, old, new, trial, needed):
         return {"rule": rule, "from": old, "to": new, "variant": trial.variant,
                 "verdict": "violated" if trial.violated else "holds", "needed": needed,
-                "trace_length": len(trial.outcome.trace["steps"]) if trial.violated else None,
+                "trace_length": trial.trace_length,
                 "trace_file": files.get(trial.variant), "distinct_states": trial.outcome.distinct_states,
                 "depth": trial.outcome.depth, "seconds": round(trial.outcome.seconds, 3)}
 
@@ -101,8 +99,7 @@ def ablation_json(model, prop, engine: str, variant: Trial | None = None, rows=(
                            "decided": [{"switched": t.switched, "variant": t.variant, "how": t.how,
                                         "verdict": None if t.violated is None else
                                         ("violated" if t.violated else "holds"),
-                                        "trace_length": (len(t.outcome.trace["steps"]) if t.how == "searched" and
-                                                         t.violated else t.replayed_length),
+                                        "trace_length": t.trace_length,
                                         "replayed_from": t.replayed_from, "trace_file": files.get(t.variant)}
                                        for t in trials]}
     return data

@@ -40,16 +40,26 @@ def verify_trace(trace: Trace, model) -> None:
         raise ReplayError(f"{trace.invariant} {fails} at step {broken[0]}: the trace is not minimal")
 
 
+def _taken(model, state, actions):
+    """(action, state before, state after) for each of `actions` taken one after another from
+    `state`, as long as each is enabled (the first successor under that action)."""
+    for action in actions:
+        after = next((s for label, s in model.successors(state) if label == tuple(action)), None)
+        if after is None:
+            return
+        yield tuple(action), state, after
+        state = after
+
+
 def walk(model, actions: list[tuple]) -> list:
     """The states met by taking `actions` one after another from the model's (first) initial
     state. Raises ReplayError naming the first action that is not enabled (a guided replay)."""
     states = [model.initial_states()[0]]
-    for i, action in enumerate(actions, 1):
-        nxt = [after for label, after in model.successors(states[-1]) if label == tuple(action)]
-        if not nxt:
-            enabled = sorted({label for label, _ in model.successors(states[-1])})
-            raise ReplayError(f"step {i}: {action} is not enabled; enabled: {enabled}")
-        states.append(nxt[0])
+    states += [after for _, _, after in _taken(model, states[0], actions)]
+    if len(states) <= len(actions):
+        i = len(states)
+        enabled = sorted({label for label, _ in model.successors(states[-1])})
+        raise ReplayError(f"step {i}: {actions[i - 1]} is not enabled; enabled: {enabled}")
     return states
 
 
@@ -61,14 +71,9 @@ def violation_along(model, prop, initial, actions: list[tuple]) -> int | None:
     under one rule set is a behaviour of another exactly when this is not None."""
     if initial not in model.initial_states():
         return None
-    state = initial
-    if not isinstance(prop, StepProperty) and not prop.holds(state):
+    if not isinstance(prop, StepProperty) and not prop.holds(initial):
         return 0
-    for i, action in enumerate(actions, 1):
-        after = next((s for label, s in model.successors(state) if label == tuple(action)), None)
-        if after is None:
-            return None
-        if not (prop.holds(state, tuple(action), after) if isinstance(prop, StepProperty) else prop.holds(after)):
+    for i, (action, before, after) in enumerate(_taken(model, initial, actions), 1):
+        if not (prop.holds(before, action, after) if isinstance(prop, StepProperty) else prop.holds(after)):
             return i
-        state = after
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import click
 
@@ -16,9 +17,9 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
 from traces.replay import violation_along
-from traces.store import TraceFileError, save_trace, trace_from_json
-from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, stdout_console,
-                     symmetry_for, with_rules, write_junit)
+from traces.store import TraceFileError, trace_from_json
+from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, saved_traces,
+                     stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 
 
@@ -80,14 +81,11 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
             except TraceFileError as exc:  # a job's trace that does not replay here: a bug, said plainly
                 raise UserError(f"{trial.variant}: its counterexample does not replay: {exc}") from None
             if trace_dir is not None:
-                path = trace_dir / f"{model_name}-{trial.variant}-{prop.name}.json"
-                try:
-                    save_trace(traces[trial.variant], trace_model, path)
-                except OSError as exc:
-                    raise UserError(f"cannot write trace file {path}: {exc.strerror}") from None
-                files[trial.variant] = str(path)
-                if render_format:
-                    render_or_fail(path, render_format, default_output(Path(path), render_format, "lanes"))
+                found = SimpleNamespace(violations={prop.name: traces[trial.variant]})
+                for _, path in saved_traces(found, trace_model, trace_dir):
+                    files[trial.variant] = path
+                    if render_format:
+                        render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     engine_text = engine if engine == "local" else f"spark ({master or 'local[*]'}, one search a task)"
     if as_json:
         data = (ablation_json(model, prop, engine_text, base=base_set.name, rules=rule_names, trials=trials, files=files)
