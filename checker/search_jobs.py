@@ -2,6 +2,13 @@
 run in this process one after another (the local engine) or as Spark tasks, one search to a
 task (the spark engine), so that the many small searches of an ablation use every core.
 
+A search that outgrows one task (past `ONE_TASK` distinct states) is given up there and, once
+the other tasks of its batch are done, searched again from the start by the Spark engine
+itself, its frontier and visited set sharded over every task (`checker.spark.explore_spark`):
+one switched rule can make a space a hundred times larger than its neighbours', and one worker
+process would then hold all of it while the other cores idle. The cost is the abandoned start,
+at most `ONE_TASK` states.
+
 A job names its model, rule set, bounds and property, and comes back with the verdict, the
 counts and, when the property fails, the shortest trace as a trace file's JSON document, which
 the driver reads back with `traces.store.trace_from_json` (replaying it through the model).
@@ -11,7 +18,12 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Callable, NamedTuple
+
+ONE_TASK = 10_000_000
+"""Distinct states (orbits under symmetry) past which a Spark job leaves its single task for a
+distributed search: about 1 GB of one worker's memory, a few minutes of one core."""
 
 
 class Job(NamedTuple):
@@ -38,10 +50,15 @@ class Outcome(NamedTuple):
     trace: dict[str, Any] | None
 
 
-def run_job(job: Job, on_level=None) -> Outcome:
-    """Search the job's rule set to its first violation of the property, or to the end
-    (`on_level(stats, frontier)` is called after each level: a progress line)."""
-    from checker.local import explore
+class _Outgrown(Exception):
+    """A job in one task passed ONE_TASK distinct states."""
+
+
+def run_job(job: Job, on_level=None, explore=None) -> Outcome:
+    """Search the job's rule set to its first violation of the property, or to the end, with
+    `explore` (default: the local engine's; `on_level(stats, frontier)` is called after each
+    level: a progress line)."""
+    from checker.local import explore as explore_here
     from invariants.registry import select
     from model.registry import build_model
     from traces.store import trace_to_json
@@ -49,27 +66,48 @@ def run_job(job: Job, on_level=None) -> Outcome:
     (prop,) = select(job.model, [job.prop])
     model = build_model(job.model, job.variant, ghost=prop.needs_ghost, **job.bounds)
     started = time.monotonic()
-    result = explore(model, [prop], stop_at_first=True, symmetry=job.symmetry, on_level=on_level)
+    result = (explore or explore_here)(model, [prop], stop_at_first=True, symmetry=job.symmetry, on_level=on_level)
     trace = result.violations.get(prop.name)
     return Outcome(model.variant, trace is not None, result.distinct_states, result.depth,
                    time.monotonic() - started, trace_to_json(trace, model) if trace is not None else None)
 
 
+def run_in_one_task(job: Job, limit: int = ONE_TASK) -> Outcome | None:
+    """The job searched in this (Spark worker) process, or None when it passed `limit`
+    distinct states."""
+    def watch(stats, frontier):
+        if stats.distinct_total > limit:
+            raise _Outgrown
+
+    try:
+        return run_job(job, watch)
+    except _Outgrown:
+        return None
+
+
 @contextmanager
-def job_session(engine: str, *, master: str | None = None):
+def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_TASK):
     """Yield `run(jobs) -> outcomes` (in the jobs' order) on the named engine: here, one job
     after another, or as Spark tasks (on `master`, default the embedded `local[*]`), one job to
-    a task. Raises checker.java.EngineUnavailable when Spark cannot start."""
+    a task, and a job past `one_task` states as a distributed search afterwards (module
+    docstring). Raises checker.java.EngineUnavailable when Spark cannot start."""
     if engine == "local":
         yield _run_here
         return
+    from .progress import level_progress
+    from .spark import explore_spark
     from .spark_context import spark_context
 
     with spark_context(master or "local[*]") as sc:
         def run_on_spark(jobs: list[Job]) -> list[Outcome]:
             if not jobs:
                 return []
-            return sc.parallelize(list(jobs), len(jobs)).map(run_job).collect()
+            outcomes = sc.parallelize(list(jobs), len(jobs)).map(partial(run_in_one_task, limit=one_task)).collect()
+            for i, job in enumerate(jobs):
+                if outcomes[i] is None:
+                    with level_progress(f"{job.variant} (past {one_task:,} states: on every task)") as on_level:
+                        outcomes[i] = run_job(job, on_level, partial(explore_spark, sc))
+            return outcomes
         try:
             yield run_on_spark
         except KeyboardInterrupt:

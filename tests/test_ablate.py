@@ -79,6 +79,24 @@ def test_minimal_gives_the_same_answer_on_spark():
     assert spark["minimal"] == local["minimal"]
 
 
+def test_a_search_that_outgrows_its_task_is_searched_on_every_task_with_the_same_answer():
+    """Jobs past the one-task limit (here 2,000 states) are searched again by the distributed
+    engine: the verdicts, counts, depths and shortest traces are those of the local engine."""
+    from checker.search_jobs import Job, job_session
+
+    bounds = {"replicas": 2}
+    jobs = [Job("fetch", variant, bounds, "committed-survives", True) for variant in ("kip101", "kip101+truncation=hw")]
+    with job_session("local") as run:
+        here = run(jobs)
+    with job_session("spark", master="local[2]", one_task=2_000) as run:
+        spread = run(jobs)
+    assert [o.distinct_states for o in here] == [o.distinct_states for o in spread]
+    assert min(o.distinct_states for o in here) > 2_000  # both outgrew their task
+    assert [(o.variant, o.violated, o.depth, o.trace) for o in here] == [
+        (o.variant, o.violated, o.depth, o.trace) for o in spread]
+    assert [o.violated for o in here] == [False, True]
+
+
 @pytest.mark.parametrize("args, words", [
     (["--model", "spec", "--invariant", "strong-isr"], "model spec has no rules to ablate"),
     (["--invariant", "committed-survives", "--base", "kip101"], "--base applies to --minimal"),

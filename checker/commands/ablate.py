@@ -12,7 +12,7 @@ from checker import ablation
 from checker.ablation_report import (ablation_json, ablation_suite, minimal_lines, minimal_table, one_at_a_time_table)
 from checker.java import EngineUnavailable
 from checker.progress import prepare_kernels
-from checker.search_jobs import Job, job_session
+from checker.search_jobs import ONE_TASK, Job, job_session
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
@@ -86,7 +86,8 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
                     files[trial.variant] = path
                     if render_format:
                         render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
-    engine_text = engine if engine == "local" else f"spark ({master or 'local[*]'}, one search a task)"
+    engine_text = engine if engine == "local" else (f"spark ({master or 'local[*]'}, one search a task; "
+                                                        f"a search past {ONE_TASK:,} states on every task)")
     if as_json:
         data = (ablation_json(model, prop, engine_text, base=base_set.name, rules=rule_names, trials=trials, files=files)
                 if minimal else ablation_json(model, prop, engine_text, mine, rows, files=files))
