@@ -475,10 +475,17 @@ def sweep_options(func):
 @junit_option
 @click.option("--symmetry/--no-symmetry", default=None,
               help="store one state per orbit under renaming replicas (default: on whenever the invariant allows it)")
+@click.option("--work-dir", default=None, metavar="DIR", callback=_local_directory,
+              help="spark: where a search on every task keeps its scratch files (see --memory-budget); default: "
+                   "Spark's local directories")
+@click.option("--memory-budget", default=None, metavar="SIZE", callback=_memory_size,
+              help="spark: for a search past 10,000,000 states, run on every task, the most memory each task's "
+                   "visited set may take (e.g. 4G); past it the task spills to --work-dir; default: no limit")
 @click.option("--master", default=None, callback=_valid_master,
               help="spark: master URL; default: the embedded local[*]")
 @click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
-              help="spark (each search one Spark task, side by side) or local (one search after another here)")
+              help="spark (each search one Spark task, side by side; a search past 10,000,000 states again on "
+                   "every task) or local (one search after another here)")
 @runs("ablate:ablate")
 def ablate():
     """Which of a variant's rules an invariant needs: the variant, then the variant with each

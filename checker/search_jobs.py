@@ -86,11 +86,14 @@ def run_in_one_task(job: Job, limit: int = ONE_TASK) -> Outcome | None:
 
 
 @contextmanager
-def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_TASK):
+def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_TASK, work_dir: str | None = None,
+                memory_budget: int | None = None):
     """Yield `run(jobs) -> outcomes` (in the jobs' order) on the named engine: here, one job
     after another, or as Spark tasks (on `master`, default the embedded `local[*]`), one job to
     a task, and a job past `one_task` states as a distributed search afterwards (module
-    docstring). Raises checker.java.EngineUnavailable when Spark cannot start."""
+    docstring), its tasks' scratch files under `work_dir` and at most `memory_budget` bytes of
+    visited set in each task's memory. Raises checker.java.EngineUnavailable when Spark cannot
+    start."""
     if engine == "local":
         yield _run_here
         return
@@ -106,7 +109,8 @@ def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_T
             for i, job in enumerate(jobs):
                 if outcomes[i] is None:
                     with level_progress(f"{job.variant} (past {one_task:,} states: on every task)") as on_level:
-                        outcomes[i] = run_job(job, on_level, partial(explore_spark, sc))
+                        outcomes[i] = run_job(job, on_level, partial(explore_spark, sc, work_dir=work_dir,
+                                                                    memory_budget=memory_budget))
             return outcomes
         try:
             yield run_on_spark

@@ -130,3 +130,9 @@ def test_ctrl_c_ends_an_ablation_on_spark_at_once_and_leaves_no_worker():
     assert err.strip().splitlines()[-1] == "Error: interrupted by the user; no result or trace was written"
     time.sleep(1)
     assert spark_processes(tag) == set()
+
+
+def test_a_memory_budget_no_task_can_keep_is_refused_before_spark_starts():
+    result = run_cli("ablate", "--invariant", "committed-survives", "--memory-budget", "1K")
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and "below the least" in result.stderr, result.stderr

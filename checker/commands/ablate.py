@@ -24,7 +24,7 @@ from .errors import UserError
 
 
 def ablate(model_name, variant, rules, invariant_name, minimal, base, alternatives, trace_dir, render_format, as_json,
-           as_markdown, engine, master, symmetry, junit=None, **bounds):
+           as_markdown, engine, master, symmetry, junit=None, work_dir=None, memory_budget=None, **bounds):
     """`replcheck ablate` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -64,7 +64,10 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
     variant_set = kind.rules.resolve(model.variant)
     prepare_kernels([model])
     try:
-        with job_session(engine, master=master) as run:
+        if engine == "spark":
+            from checker.spark import check_budget
+            check_budget(model, memory_budget)
+        with job_session(engine, master=master, work_dir=work_dir, memory_budget=memory_budget) as run:
             if minimal:
                 rule_names, trials = ablation.minimal_rule_sets(kind.rules, variant_set, base_set, job, run, replays)
                 searched = [t for t in trials if t.how == "searched"]
