@@ -314,6 +314,14 @@ def main(debug):
     """replcheck: a model checker for Kafka's partition replication protocols."""
 
 
+def coverage_option(func):
+    """--coverage."""
+    return click.option("--coverage", "show_coverage", is_flag=True,
+                        help="show what the search exercised: per action, and per replica that takes it, the states "
+                             "in which it was enabled, the steps fired, the new states found and the first depth at "
+                             "which it fired (in --json: `coverage`); see docs/coverage.md")(func)
+
+
 def checkpoint_options(func):
     """--checkpoint-dir and --checkpoint-every."""
     func = click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
@@ -334,6 +342,7 @@ def checkpoint_options(func):
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@coverage_option
 @junit_option
 @checkpoint_options
 @engine_options
@@ -419,6 +428,7 @@ def distinguish():
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@coverage_option
 @click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
               metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
 @spark_options

@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import gc
 import time
-from collections import Counter
 from contextlib import contextmanager
 from typing import Callable, Sequence
 
+import numpy as np
+
 from .checkpoint.identity import CheckpointError
+from .coverage import ANY_ACTOR, Coverage, empty_counts, new_counts
 from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
 from .path import trace_ending_with_step, trace_from_fingerprints
-from .result import ActionCount, CheckResult, LevelStats, found_so_far
+from .result import CheckResult, LevelStats, found_so_far
 from .stopping import stop_reason
 
 ROOT = None
@@ -116,8 +118,9 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
     parent: dict[int, int | None] = dict.fromkeys(frontier, ROOT)
     found = first_violations(frontier, invariants, {})
     broken_steps: dict[str, tuple] = {}
-    fired: Counter = Counter()
-    new: Counter = Counter()
+    kinds = {name: k for k, name in enumerate(model.action_kinds())}
+    coverage = Coverage(tuple(kinds))
+    coverage.add_initial(len(frontier))
     depth = 0
     result.levels.append(LevelStats(0, len(frontier), 0, len(parent), time.perf_counter() - started, 0.0,
                                     **found_so_far(found, result.witnesses)))
@@ -128,12 +131,18 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
     while not (stopped := stop_reason(exhausted=exhausted, found={**found, **broken_steps}, properties=properties,
                                       stop_at_first=stop_at_first, depth=depth, max_depth=max_depth)):
         chosen: dict[int, tuple] = {}
-        names = []
+        fired, enabled = empty_counts(len(kinds))
+        generated = 0
         unbroken = [p for p in step_properties if p.name not in broken_steps]
         level_broken: dict[str, tuple] = {}
         for fp, state in frontier.items():
-            for action, succ in model.successors(state):
-                names.append(action[0])
+            steps = list(model.successors(state))
+            for kind in {kinds[action[0]] for action, _ in steps}:
+                enabled[kind, 0] += 1
+                enabled[kind, ANY_ACTOR] += 1
+            for action, succ in steps:
+                fired[kinds[action[0]], 0] += 1
+                generated += 1
                 if unbroken:
                     record_broken_steps(unbroken, fp, state, action, succ, level_broken)
                 if representative is not None:
@@ -144,8 +153,8 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
                 best = chosen.get(succ_fp)
                 if best is None or fp < best[0] or (fp == best[0] and action < best[1]):
                     chosen[succ_fp] = (fp, action, succ)
-        fired.update(names)
-        result.generated_states += len(names)
+        coverage.add_steps(depth + 1, len(frontier), fired, enabled)
+        result.generated_states += generated
         broken_steps.update(level_broken)
         if not chosen:
             exhausted = True
@@ -154,10 +163,11 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
         frontier = {}
         for succ_fp, (fp, action, succ) in chosen.items():
             parent[succ_fp] = fp
-            new[action[0]] += 1
             frontier[succ_fp] = succ
+        new = [kinds[action[0]] for _, action, _ in chosen.values()]
+        coverage.add_new(new_counts(np.array(new), np.zeros(len(new), np.int64), len(kinds)))
         found.update(first_violations(frontier, invariants, found))
-        result.levels.append(LevelStats(depth, len(frontier), len(names), len(parent), time.perf_counter() - started,
+        result.levels.append(LevelStats(depth, len(frontier), generated, len(parent), time.perf_counter() - started,
                                         0.0, **found_so_far({*found, *broken_steps}, result.witnesses)))
         if on_level:
             on_level(result.levels[-1], len(frontier))
@@ -165,7 +175,7 @@ def _explore(model, properties, stop_at_first, max_depth, on_level, representati
     result.stopped = stopped
     result.distinct_states = len(parent)
     result.depth = depth
-    result.actions = {name: ActionCount(fired[name], new[name]) for name in sorted(fired)}
+    result.coverage, result.actions = coverage, coverage.actions()
     def path_to(fp: int) -> list[int]:
         path = [fp]
         while parent[path[-1]] is not ROOT:

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
+from .coverage_report import coverage_json
 from .result import CheckResult
 from .stopping import COMPLETE, DECIDED, DEPTH_LIMIT, FIRST_VIOLATION
 from .tradeoffs import answer, cell
@@ -33,10 +34,12 @@ def property_to_json(result: CheckResult, name: str, trace_file: str | None) -> 
             "trace_file": trace_file}
 
 
-def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str, Any]:
-    """The result as the JSON object `replcheck check --json` prints. `depth` and each
-    `trace_length` count transitions (TLC counts states: its figures are one higher)."""
+def result_to_json(result: CheckResult, trace_files: dict[str, str], coverage: bool = False) -> dict[str, Any]:
+    """The result as the JSON object `replcheck check --json` prints, with its `coverage`
+    (`checker.coverage`) when asked for. `depth` and each `trace_length` count transitions (TLC
+    counts states: its figures are one higher)."""
     invariants = {name: property_to_json(result, name, trace_files.get(name)) for name in result.invariants}
+    shown = {"coverage": coverage_json(result)} if coverage else {}
     return {
         "model": result.model,
         "variant": result.variant,
@@ -57,6 +60,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str]) -> dict[str
         "levels": [{"depth": lv.depth, "new_states": lv.new_states, "generated": lv.generated,
                     "seconds": round(lv.seconds_total, 3), "task_seconds": round(lv.task_seconds, 3)}
                    for lv in result.levels],
+        **shown,
     }
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from traces.trace import Trace
 
 from .stopping import COMPLETE
+
+if TYPE_CHECKING:
+    from .coverage import Coverage
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,8 @@ class CheckResult:
     its slowest task, summed over the levels (benchmarks read it; reports do not)."""
     rules: dict[str, str] = field(default_factory=dict)
     """Every rule's choice (rule -> choice) under the variant, for a model with rules."""
+    coverage: "Coverage | None" = None
+    """What the search exercised (`checker.coverage.Coverage`), per action kind and replica."""
 
     @classmethod
     def of(cls, model, properties, engine: str, **options) -> "CheckResult":

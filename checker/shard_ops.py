@@ -16,11 +16,11 @@ action) over the whole level: the local engine's tie rule, hence the same traces
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .coverage import ANY_ACTOR, empty_counts
 from .fingerprint import fingerprint
 from .invariant import StepProperty, record_broken_steps
 
@@ -68,12 +68,14 @@ def take_states(states, at: np.ndarray):
 
 class Expanded(NamedTuple):
     """A frontier's expansion: its distinct successors (`Candidates`), the successors generated,
-    the steps fired per action kind, and per broken step property the smallest (parent
+    the steps fired per action kind and actor and the states in which each was enabled
+    (`checker.coverage.empty_counts`), and per broken step property the smallest (parent
     fingerprint, action) of a step that breaks it."""
 
     candidates: Candidates
     generated: int
     fired: np.ndarray
+    enabled: np.ndarray
     broken: dict
 
 
@@ -158,7 +160,7 @@ class KernelShard:
         broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
                   for bit, name in enumerate(self.kernel.step_property_names) if out.step_parent[bit] >= 0}
         return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.viol.astype(np.int64), out.rows),
-                        out.generated, out.fired, broken)
+                        out.generated, out.fired, out.enabled, broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` this shard has visited."""
@@ -173,6 +175,12 @@ class KernelShard:
         from .kernel.steps import kind_of
 
         return kind_of(codes)
+
+    def actor_of(self, codes: np.ndarray) -> np.ndarray:
+        """The acting replica (first argument) of each action code."""
+        from .kernel.steps import actor_of
+
+        return actor_of(codes)
 
     def empty(self) -> np.ndarray:
         """A frontier with no states."""
@@ -228,14 +236,18 @@ class PlainShard:
         action)."""
         model, reduce, kinds = self.model, self.reduce, {name: i for i, name in enumerate(self.kind_names)}
         out_fps, parents, codes, viol, out_states = [], [], [], [], []
-        fired: Counter = Counter()
+        fired, enabled = empty_counts(self.kinds)
         broken: dict = {}
         generated = 0
         for i in np.argsort(fps, kind="stable").tolist():
             fp, state = int(fps[i]), model.decode(states[i])
-            for action, succ in sorted(model.successors(state), key=lambda step: step[0]):
+            steps = sorted(model.successors(state), key=lambda step: step[0])
+            for kind in {kinds[action[0]] for action, _ in steps}:
+                enabled[kind, 0] += 1
+                enabled[kind, ANY_ACTOR] += 1
+            for action, succ in steps:
                 generated += 1
-                fired[action[0]] += 1
+                fired[kinds[action[0]], 0] += 1
                 if self.step_properties:
                     record_broken_steps(self.step_properties, fp, state, action, succ, broken)
                 succ = reduce(succ)
@@ -250,7 +262,7 @@ class PlainShard:
                 out_states.append(model.encode(succ))
         columns = (np.array(values, dtype) for values, dtype in zip((out_fps, parents, codes, viol), Candidates.DTYPES))
         candidates = Candidates(*columns, out_states)
-        return Expanded(candidates, generated, np.array([fired[k] for k in self.kind_names], np.int64), broken)
+        return Expanded(candidates, generated, fired, enabled, broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` this shard has visited."""
@@ -268,6 +280,11 @@ class PlainShard:
     def kind_of(self, codes: np.ndarray) -> np.ndarray:
         """The action kind index of each action code (they are the same here)."""
         return codes
+
+    def actor_of(self, codes: np.ndarray) -> np.ndarray:
+        """The acting replica of each action code: not known here (a model without a kernel
+        has no per-replica coverage), so 0."""
+        return np.zeros(len(codes), np.int64)
 
     def empty(self) -> list:
         """A frontier with no states."""

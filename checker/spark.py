@@ -31,7 +31,8 @@ from .java import EngineUnavailable
 from .local import representative_of
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
-from .result import ActionCount, CheckResult, LevelStats, found_so_far
+from .coverage import Coverage
+from .result import CheckResult, LevelStats, found_so_far
 from .shard_ops import shard_ops
 from .spark_coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
 from .spark_shard import PHASES, owner, search_task
@@ -124,9 +125,9 @@ class SparkSearch:
         self.started, self.offset = started, 0.0
         self.result = CheckResult.of(model, properties, "spark", engine_options=engine_options, symmetry=symmetry)
         self.ops = shard_ops(model, properties, symmetry)
-        self.kinds = model.kernel.action_kinds if getattr(model, "kernel", None) is not None else model.action_kinds()
-        self.fired = np.zeros(len(self.kinds), np.int64)
-        self.new_by_kind = np.zeros(len(self.kinds), np.int64)
+        kernel = getattr(model, "kernel", None)
+        self.coverage = (Coverage(kernel.action_kinds, kernel.acting_replicas()) if kernel is not None
+                         else Coverage(tuple(model.action_kinds())))
         self.found: dict[str, tuple[int, int]] = {}   # invariant -> (smallest violating fingerprint, its depth)
         self.broken: dict[str, tuple[tuple, int]] = {}  # step property -> ((parent fp, action), parent's depth)
         resumed = saver.resumed if saver is not None else None
@@ -144,6 +145,7 @@ class SparkSearch:
         if self.saver is not None:
             self.saver.journal(0, 0, fps, fps, np.zeros(len(fps), np.uint16))
         self.distinct, self.frontier, self.depth, self.exhausted = len(fps), len(fps), 0, len(fps) == 0
+        self.coverage.add_initial(len(fps))
         self.parts = [1]
         self.result.levels.append(LevelStats(0, len(fps), 0, len(fps), self.elapsed(), 0.0,
                                              **found_so_far(self.found, self.result.witnesses)))
@@ -161,8 +163,7 @@ class SparkSearch:
 
         self.found = {name: (fp, depth_of(fp)) for name, fp in resumed.found.items()}
         self.broken = {name: ((fp, None), depth_of(fp)) for name, fp in resumed.broken.items()}
-        self.fired = np.array([resumed.fired.get(k, 0) for k in self.kinds], np.int64)
-        self.new_by_kind = np.array([resumed.new.get(k, 0) for k in self.kinds], np.int64)
+        self.coverage = resumed.coverage
         self.distinct, self.depth, self.exhausted = resumed.distinct, resumed.depth, resumed.exhausted
         self.offset = resumed.seconds
         self.frontier = resumed.levels[-1].new_states
@@ -177,11 +178,9 @@ class SparkSearch:
 
     def snapshot(self, frontier: bool):
         """The checkpoint manifest of the search as it stands."""
-        kinds = self.kinds
         return self.saver.snapshot(
             depth=self.depth, exhausted=self.exhausted, levels=list(self.result.levels),
-            generated=self.result.generated_states, fired=dict(zip(kinds, self.fired.tolist())),
-            new=dict(zip(kinds, self.new_by_kind.tolist())), found={n: fp for n, (fp, _) in self.found.items()},
+            generated=self.result.generated_states, coverage=self.coverage.copy(), found={n: fp for n, (fp, _) in self.found.items()},
             broken={n: step[0] for n, (step, _) in self.broken.items()}, parts=list(self.parts),
             frontier=frontier, engine="spark")
 
@@ -215,7 +214,9 @@ class SparkSearch:
         result = self.result
         generated = sum(r.generated for r in reports)
         result.generated_states += generated
-        self.fired += np.sum([r.fired for r in reports], axis=0, dtype=np.int64)
+        self.coverage.add_steps(self.depth + 1, sum(r.expanded for r in reports),
+                                np.sum([r.fired for r in reports], axis=0, dtype=np.int64),
+                                np.sum([r.enabled for r in reports], axis=0, dtype=np.int64))
         for phase, seconds in zip(PHASES, np.max([r.phases for r in reports], axis=0).tolist()):
             result.phase_seconds[phase] = result.phase_seconds.get(phase, 0.0) + seconds
         for prop in self.properties:
@@ -230,7 +231,7 @@ class SparkSearch:
         self.parts.append(len(reports))
         self.frontier = new
         self.distinct = sum(r.visited for r in reports)
-        self.new_by_kind += np.sum([r.new_by_kind for r in reports], axis=0, dtype=np.int64)
+        self.coverage.add_new(np.sum([r.new_counts for r in reports], axis=0, dtype=np.int64))
         for prop in self.properties:
             hits = [r.violations[prop.name] for r in reports if prop.name in r.violations]
             if hits and prop.name not in self.found:
@@ -244,8 +245,7 @@ class SparkSearch:
         witness, from routes asked of the tasks that own them."""
         result, model = self.result, self.model
         result.stopped, result.distinct_states, result.depth = stopped, self.distinct, self.depth
-        result.actions = {name: ActionCount(int(self.fired[i]), int(self.new_by_kind[i]))
-                          for i, name in sorted(enumerate(self.kinds), key=lambda e: e[1]) if self.fired[i]}
+        result.coverage, result.actions = self.coverage, self.coverage.actions()
         targets = {**{n: (fp, depth) for n, (fp, depth) in self.found.items()},
                    **{n: (step[0], depth) for n, (step, depth) in self.broken.items()}}
         paths = _paths(coordinator, targets, result.engine_options["partitions"], result.engine_options["tasks"])

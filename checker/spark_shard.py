@@ -38,21 +38,25 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .coverage import empty_counts, new_counts
 from .checkpoint import files
 from .peer_exchange import Mesh, listener, local_address, no_delay
 from .shard_ops import Candidates, shard_ops, take_states
 
 
 class LevelReport(NamedTuple):
-    """One task's share of a level: new states, successors generated, steps fired per action
-    kind, new states per action kind, per invariant the smallest new violating fingerprint, per
+    """One task's share of a level: new states, successors generated, states expanded, its
+    coverage counts (`checker.coverage`: steps fired per action kind and actor, states in which
+    each was enabled, new states per action kind and actor), per invariant the smallest new violating fingerprint, per
     step property the smallest breaking (parent fingerprint, action), its visited-set size,
     seconds of its own work (waiting for peers left out), and seconds by phase (`PHASES`)."""
 
     new: int
     generated: int
-    fired: tuple
-    new_by_kind: tuple
+    expanded: int
+    fired: np.ndarray
+    enabled: np.ndarray
+    new_counts: np.ndarray
     violations: dict
     broken: dict
     visited: int
@@ -218,11 +222,13 @@ class Shard:
         order = np.argsort(fps)
         seen = ops.level_set(len(fps))
         exchange = self.mesh.level()
-        own, generated, fired, broken = [], 0, np.zeros(ops.kinds, np.int64), {}
+        own, generated, broken = [], 0, {}
+        fired, enabled = empty_counts(ops.kinds)
         for lo in range(0, max(len(fps), 1), CHUNK):
             chunk = order[lo:lo + CHUNK]
             expanded = ops.expand(fps[chunk], take_states(states, chunk), seen)
-            generated, fired = generated + expanded.generated, fired + expanded.fired
+            generated, fired, enabled = (generated + expanded.generated, fired + expanded.fired,
+                                         enabled + expanded.enabled)
             for name, step in expanded.broken.items():
                 broken[name] = min(step, broken.get(name, step))
             lap("expand")
@@ -243,11 +249,10 @@ class Shard:
             files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
         self.fps, self.states = new.fps, new.states
         violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
-        by_kind = np.bincount(ops.kind_of(new.codes), minlength=ops.kinds) if len(new.fps) else np.zeros(ops.kinds)
+        by_kind = new_counts(ops.kind_of(new.codes), ops.actor_of(new.codes), ops.kinds)
         lap("write")
-        return LevelReport(len(new.fps), generated, tuple(fired.tolist()), tuple(int(n) for n in by_kind), violations,
-                           broken, len(ops), sum(seconds.values()) - seconds["exchange"],
-                           tuple(seconds[phase] for phase in PHASES))
+        return LevelReport(len(new.fps), generated, len(order), fired, enabled, by_kind, violations, broken, len(ops),
+                           sum(seconds.values()) - seconds["exchange"], tuple(seconds[phase] for phase in PHASES))
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
         """`found` split by owning task, each part in its original (ascending parent) order."""

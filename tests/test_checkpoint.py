@@ -220,7 +220,7 @@ def test_the_same_run_continues_its_checkpoint(saved):
 
 
 def _damage_manifest(directory: Path):
-    (directory / MANIFEST).write_text('{"format": "replcheck-checkpoint/2", "depth": "six"')
+    (directory / MANIFEST).write_text('{"format": "replcheck-checkpoint/3", "depth": "six"')
 
 
 def _foreign_manifest(directory: Path):

@@ -364,14 +364,15 @@ def test_an_edited_manifest_is_refused_not_continued(stopped, edit):
 
 
 @pytest.mark.parametrize("edit, words", [
-    (lambda doc: doc["fired"].update(ControllerElectLeader=10**4000), "its field 'fired'"),  # OverflowError
+    (lambda doc: doc["coverage"]["fired"][0].__setitem__(0, 10**4000), "its field 'coverage'"),  # OverflowError
+    (lambda doc: doc["coverage"]["new"].pop(), "its field 'coverage'"),  # a kind's row missing
     (lambda doc: doc["levels"][2].update(new_states="x"), "its field 'levels'"),  # ValueError in a message
     (lambda doc: doc["levels"][6].update(seconds_total="x"), "its field 'levels'"),  # ValueError in the notice
     (lambda doc: doc["found"].update({"weak-isr": "12345"}), "names a state its journal does not hold"),
     (lambda doc: doc["identity"].update(model="\x1b[31m" * 20), "its run description is damaged"),
     (lambda doc: doc["identity"].pop("variant"), "its run description is damaged"),  # KeyError (None may be one)
     (lambda doc: doc.pop("max_depth"), "its field 'max_depth' is missing"),  # KeyError
-], ids=["huge counter", "count of text", "seconds of text", "unknown state", "escape sequence", "no variant",
+], ids=["huge counter", "missing row", "count of text", "seconds of text", "unknown state", "escape sequence", "no variant",
         "no max_depth"])
 def test_a_forged_manifest_is_a_one_line_error(stopped, edit, words):
     edit_manifest(stopped, edit, seal=True)

@@ -50,6 +50,7 @@ def same_results(spark, local):
     assert spark.depth == local.depth
     assert spark.complete == local.complete
     assert spark.actions == local.actions
+    assert spark.coverage.to_json() == local.coverage.to_json()  # per kind and replica, first depths
     assert [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in spark.levels] == \
         [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in local.levels]
     assert {i: spark.verdict(i) for i in spark.invariants} == {i: local.verdict(i) for i in local.invariants}

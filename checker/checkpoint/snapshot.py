@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic_file import write_atomically
+from ..coverage import Coverage
 from ..result import LevelStats
 from .files import PART
 from .identity import CheckpointError, RunIdentity, is_name
 
-FORMAT = "replcheck-checkpoint/2"
+FORMAT = "replcheck-checkpoint/3"
 MANIFEST = "checkpoint.json"
 NESTING = 8
 """A manifest nests lists and objects four deep; one nested deeper than this is not read further."""
@@ -33,8 +34,8 @@ FINGERPRINT = re.compile(r"-?[0-9]{1,19}")
 class Snapshot:
     """A search at the end of level `depth`: the run it belongs to (`identity`) and the limits
     it was started with (`stop_at_first`, `max_depth`), whether nothing new is left to explore
-    (`exhausted`), per-level figures, successors generated, steps fired and new states per
-    action kind, the smallest violating fingerprint of each invariant (or state witness) at the
+    (`exhausted`), per-level figures, successors generated, the coverage so far
+    (`checker.coverage`: steps enabled, fired and new per action kind and replica), the smallest violating fingerprint of each invariant (or state witness) at the
     first level where it was found (`found`), for each broken step property (or reached step
     witness) the fingerprint of the state its smallest breaking step leaves from (`broken`),
     how many part files each level's journal has (`parts`), whether the frontier of `depth` is
@@ -48,8 +49,7 @@ class Snapshot:
     exhausted: bool
     levels: list[LevelStats]
     generated: int
-    fired: dict[str, int]
-    new: dict[str, int]
+    coverage: Coverage
     found: dict[str, int]
     broken: dict[str, int]
     parts: list[int]
@@ -76,6 +76,7 @@ class Snapshot:
         """The manifest document, sealed with its own SHA-256 (`sealed`)."""
         doc = {f.name: getattr(self, f.name) for f in fields(self)}
         doc["identity"] = self.identity.to_json()
+        doc["coverage"] = self.coverage.to_doc()
         doc["levels"] = [asdict(level) for level in self.levels]
         doc["found"] = {k: str(v) for k, v in self.found.items()}  # fingerprints are 64-bit: keep them exact
         doc["broken"] = {k: str(v) for k, v in self.broken.items()}
@@ -96,8 +97,8 @@ class Snapshot:
         if doc.get("sha256") != _digest(doc):
             raise CheckpointError("its manifest is damaged (its SHA-256 does not match its content)")
         kinds = {"stop_at_first": _flag, "max_depth": lambda v: v is None or _count(v), "depth": _count,
-                 "exhausted": _flag, "levels": _list_of(_level), "generated": _count, "fired": _counts,
-                 "new": _counts, "found": _fingerprints, "broken": _fingerprints,
+                 "exhausted": _flag, "levels": _list_of(_level), "generated": _count,
+                 "coverage": _coverage, "found": _fingerprints, "broken": _fingerprints,
                  "parts": _list_of(lambda v: _count(v) and 0 < v <= 2**20), "frontier": _flag, "engine": is_name,
                  "level_digests": _list_of(_digests), "frontier_digests": _digests}
         for name, valid in kinds.items():
@@ -120,7 +121,8 @@ class Snapshot:
             raise CheckpointError("it has no frontier to continue from")
         found, broken = ({k: int(v) for k, v in doc[name].items()} for name in ("found", "broken"))
         return cls(RunIdentity.from_json(doc.get("identity")), doc["stop_at_first"], doc["max_depth"], depth,
-                   doc["exhausted"], levels, doc["generated"], doc["fired"], doc["new"], found, broken, parts,
+                   doc["exhausted"], levels, doc["generated"],
+                   Coverage.from_doc(doc["coverage"]), found, broken, parts,
                    doc["frontier"], doc["engine"], doc["level_digests"], doc["frontier_digests"])
 
 
@@ -159,8 +161,12 @@ def _list_of(valid):
     return lambda value: isinstance(value, list) and all(valid(item) for item in value)
 
 
-def _counts(value: Any) -> bool:
-    return isinstance(value, dict) and all(is_name(k) and _count(v) for k, v in value.items())
+def _coverage(value: Any) -> bool:
+    try:
+        Coverage.from_doc(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _fingerprints(value: Any) -> bool:

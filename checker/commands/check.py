@@ -14,6 +14,7 @@ from checker import junit as junit_xml
 from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot
+from checker.coverage_report import coverage_table
 from checker.report import action_table, property_tables, result_to_json, summary_table
 from invariants.registry import select
 from model.params import ModelError
@@ -26,18 +27,18 @@ from .search import search
 
 def check(model_name, variant, rules, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
           checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, junit=None,
-          **bounds):
+          show_coverage=False, **bounds):
     """`replcheck check` (cli.py declares its options and help)."""
     model, invariants = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     make_dir(trace_dir)
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file, junit)
+              engine, master, partitions, work_dir, memory_budget, progress_file, junit, show_coverage)
 
 
 def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir,
-           memory_budget, progress_file):
+           memory_budget, progress_file, show_coverage=False):
     """`replcheck resume` (cli.py declares its options and help)."""
     try:
         saved = read_snapshot(directory)
@@ -57,7 +58,7 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
     depth = saved.max_depth if max_depth is None else max_depth
     saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
     run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file)
+              engine, master, partitions, work_dir, memory_budget, progress_file, show_coverage=show_coverage)
 
 
 def open_saver(directory: Path | None, model, invariants, symmetric: bool, every: float, stop_at_first: bool,
@@ -83,9 +84,9 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
               work_dir: str | None, memory_budget: int | None, progress_file: Path | None,
-              junit: Path | None = None) -> None:
+              junit: Path | None = None, show_coverage: bool = False) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
-    print the result, save its traces, and exit 0 (no invariant is violated and every property
+    print the result (with its coverage when `show_coverage`), save its traces, and exit 0 (no invariant is violated and every property
     was decided), 1 (an invariant is violated, or the search stopped before every property was
     decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
@@ -101,13 +102,13 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
         unsaved = exc
 
     if as_json:
-        click.echo(json.dumps(result_to_json(result, trace_files), indent=2))
+        click.echo(json.dumps(result_to_json(result, trace_files, show_coverage), indent=2))
     else:
         console = stdout_console()
         console.print(summary_table(result))
         for table in property_tables(result, trace_files):
             console.print(table)
-        console.print(action_table(result))
+        console.print(coverage_table(result) if show_coverage else action_table(result))
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
     write_junit(junit, [junit_xml.result_suite(result, trace_files, model)])

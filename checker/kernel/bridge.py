@@ -32,12 +32,21 @@ class Kernel:
     replicas: int
     invariant_names: tuple[str, ...]
     step_property_names: tuple[str, ...] = ()
+    replica_acts: tuple[bool, ...] | None = None
+    """Per action kind, whether its first argument is the replica that acts (coverage is then
+    also kept per replica, `checker.coverage`); None: every kind with an argument."""
     _buffers: tuple = field(default=(), repr=False)
 
     @property
     def search(self):
         """The compiled search loop for this model (`search_template`, instantiated)."""
         return search_module(self.module)
+
+    def acting_replicas(self) -> tuple[bool, ...]:
+        """`replica_acts`, with its default filled in."""
+        if self.replica_acts is not None:
+            return self.replica_acts
+        return tuple(arity > 0 for arity in self.arities)
 
     @property
     def width(self) -> int:

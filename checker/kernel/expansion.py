@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..coverage import empty_counts
 from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
@@ -22,9 +23,10 @@ Ctrl-C and termination signals are handled within a fraction of a second."""
 class Expansion(NamedTuple):
     """What expanding a frontier found. Per new state (in discovery order): its packed row,
     fingerprint, parent (index into the frontier), action code and violated-invariant bits.
-    Also: successors generated, steps fired per action kind, per step property the smallest
-    breaking (parent fingerprint, code) and that parent's frontier index (-1: unbroken), and
-    the visited set afterwards."""
+    Also: successors generated, the coverage counts (`checker.coverage`: steps fired per action
+    kind and actor, states in which each was enabled), per step property the smallest breaking
+    (parent fingerprint, code) and that parent's frontier index (-1: unbroken), and the visited
+    set afterwards."""
 
     rows: np.ndarray
     fps: np.ndarray
@@ -33,6 +35,7 @@ class Expansion(NamedTuple):
     viol: np.ndarray
     generated: int
     fired: np.ndarray
+    enabled: np.ndarray
     step_fp: np.ndarray
     step_code: np.ndarray
     step_parent: np.ndarray
@@ -65,13 +68,15 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     properties = len(kernel.step_property_names)
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
-    fired = np.zeros(len(kernel.action_kinds), np.int64)
+    fired, enabled = empty_counts(len(kernel.action_kinds))
+    stamp = np.zeros_like(enabled)
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
             visited.shards, buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
-            batch_parents, out, fps, parent, code, viol, n, fired, step_fp, step_code, step_parent)
+            batch_parents, out, fps, parent, code, viol, n, fired, enabled, stamp, step_fp, step_code,
+            step_parent)
         generated += g
         if position >= len(order):
             break
@@ -79,8 +84,8 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
             size = out.shape[0] + out.shape[0] // 2 + batched
             out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
         visited.grow_full()
-    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, step_fp, step_code,
-                     step_parent, visited)
+    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, enabled, step_fp,
+                     step_code, step_parent, visited)
 
 
 def _grown(array: np.ndarray, size: int) -> np.ndarray:

@@ -22,11 +22,12 @@ import numpy as np
 
 from ..checkpoint.identity import CheckpointError
 from ..invariant import StepProperty
-from ..result import ActionCount, CheckResult, LevelStats, found_so_far
+from ..coverage import Coverage, new_counts
+from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
 from .expansion import expand_all
 from .fingerprint import fingerprint
-from .steps import kind_of
+from .steps import actor_of, kind_of
 from .symmetry import permutations
 from .traces import Reducer, journal_paths, path_by_codes, trace_to
 from .visited_set import VisitedSet
@@ -100,8 +101,7 @@ class KernelSearch:
         self.found_fps: dict[str, int] = {}  # ... and that state's fingerprint
         self.broken: dict[str, int] = {}     # step property -> discovery index of the state it breaks from
         self.broken_fps: dict[str, int] = {}
-        self.fired = np.zeros(len(kernel.action_kinds), np.int64)
-        self.new = np.zeros(len(kernel.action_kinds), np.int64)
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas())
         self.depth, self.base, self.growth, self.offset = 0, 0, 3.0, 0.0
         self.exhausted = False
 
@@ -159,6 +159,7 @@ class KernelSearch:
         if self.saver is not None:
             self.saver.journal(0, 0, self.front_fps, self.front_fps, np.zeros(len(rows), np.uint16))
         self._note_violations(self._violation_masks(self.front))
+        self.coverage.add_initial(len(rows))
         self.exhausted = len(rows) == 0
         self.result.levels.append(LevelStats(0, len(rows), 0, len(self.visited), self.elapsed(), 0.0,
                                              **self.found_so_far()))
@@ -169,7 +170,7 @@ class KernelSearch:
         level = expand_all(kernel, self.front, self.front_fps, self.inv_mask, self.step_mask, self.perms,
                            self.visited, int(self.growth * len(self.front)))
         n_out = len(level.fps)
-        self.fired += level.fired
+        self.coverage.add_steps(self.depth + 1, len(self.front), level.fired, level.enabled)
         result.generated_states += level.generated
         for prop in self.step_properties:
             b = kernel.step_property_names.index(prop.name)
@@ -185,7 +186,7 @@ class KernelSearch:
         self.growth = n_out / len(self.front)
         self.discovered.add_level(self.base + len(self.front), level.parent.astype(np.uint32) + np.uint32(self.base),
                                   level.code)
-        self.new += np.bincount(kind_of(level.code), minlength=len(self.new))
+        self.coverage.add_new(new_counts(kind_of(level.code), actor_of(level.code), len(kernel.action_kinds)))
         self.base += len(self.front)
         self.front, self.front_fps = level.rows, level.fps
         self._note_violations(level.viol)
@@ -215,11 +216,10 @@ class KernelSearch:
         """The checkpoint manifest of the search as it stands (None without a saver)."""
         if self.saver is None:
             return None
-        kinds = self.kernel.action_kinds
         return self.saver.snapshot(
             depth=self.depth, exhausted=self.exhausted, levels=list(self.result.levels),
-            generated=self.result.generated_states, fired=dict(zip(kinds, self.fired.tolist())),
-            new=dict(zip(kinds, self.new.tolist())), found=dict(self.found_fps), broken=dict(self.broken_fps),
+            generated=self.result.generated_states, coverage=self.coverage.copy(),
+            found=dict(self.found_fps), broken=dict(self.broken_fps),
             parts=[1] * (self.depth + 1), frontier=frontier, engine="local")
 
     def checkpoint(self):
@@ -255,8 +255,7 @@ class KernelSearch:
         self.depth, self.exhausted, self.offset = saved.depth, saved.exhausted, saved.seconds
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated
-        self.fired = np.array([saved.fired.get(k, 0) for k in kernel.action_kinds], np.int64)
-        self.new = np.array([saved.new.get(k, 0) for k in kernel.action_kinds], np.int64)
+        self.coverage = saved.coverage
         for name, fp in saved.found.items():
             self.found[name], self.found_fps[name] = _index_of(levels, fp), fp
         for name, fp in saved.broken.items():
@@ -271,9 +270,8 @@ class KernelSearch:
         result.stopped = stopped
         result.distinct_states = len(self.visited)
         result.depth = self.depth
-        result.actions = {kernel.action_kinds[k]: ActionCount(int(self.fired[k]), int(self.new[k]))
-                          for k in sorted(range(len(self.fired)), key=lambda k: kernel.action_kinds[k])
-                          if self.fired[k]}
+        result.coverage = self.coverage
+        result.actions = self.coverage.actions()
         initials = [kernel.encode(s) for s in self.model.initial_states()]
 
         def fps_to(index: int) -> list[int]:

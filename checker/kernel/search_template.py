@@ -38,6 +38,9 @@ def step(row, lay, code, buf, acts):
     return -1
 
 
+ANY_ACTOR = 16
+"""The column of `enabled` that counts a kind whoever acts (actors are below 16)."""
+
 BATCH = 16
 """Frontier states expanded before their successors are looked up in the visited set: the
 lookups of a batch are prefetched together, so their cache misses overlap."""
@@ -46,7 +49,8 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
            buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
-           out, out_fps, out_parent, out_code, out_viol, n_out, fired, step_fp, step_code, step_parent):
+           out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, stamp, step_fp, step_code,
+           step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
     the frontier is done, `out` is too full for one more batch or a table of the visited set
     (`shards`, see `visited_set`) is at its load limit.
@@ -58,8 +62,11 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
     step is also checked against the step properties in `step_mask`, keeping per property the
     smallest breaking (parent fingerprint, action). `BATCH` states are expanded into `batch`
-    before their successors are looked up, in the same order. Returns (next position, n_out,
-    successors generated)."""
+    before their successors are looked up, in the same order. Coverage (`checker.coverage`):
+    `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
+    `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
+    enabled, each state counted once with `stamp` (the frontier position + 1 last counted in
+    each cell). Returns (next position, n_out, successors generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
     generated = 0
@@ -84,7 +91,14 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
             for jj in range(n):
                 j = rank[jj]
                 code = acts[j]
-                fired[code_kind(code)] += 1
+                kind, actor = code_kind(code), code_actor(code)
+                fired[kind, actor] += 1
+                if stamp[kind, ANY_ACTOR] != p + 1:
+                    stamp[kind, ANY_ACTOR] = p + 1
+                    enabled[kind, ANY_ACTOR] += 1
+                if stamp[kind, actor] != p + 1:
+                    stamp[kind, actor] = p + 1
+                    enabled[kind, actor] += 1
                 row = buf[j]
                 if step_mask:
                     broken = broken_steps(s, code, row, lay, step_mask)

@@ -47,6 +47,13 @@ code_kind = kernel(kind_of)
 """`kind_of` of one code, compiled, for the search loop."""
 
 
+def actor_of(codes):
+    """The first argument of each action code (an int or an array of them): the replica (or
+    record) that acts."""
+    extended = (codes >> 12) == EXTENDED
+    return ((codes >> 8) & 15) * (1 - extended) + ((codes >> 4) & 15) * extended
+
+
 @kernel
 def code_actor(code):
     """The first argument of an action code: the replica (or record) that acts."""

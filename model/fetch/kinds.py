@@ -23,6 +23,11 @@ kip966's clean shutdown and the restart on an empty disk (`--max-disk-losses`), 
 controlled shutdown (`--controlled-shutdown`) and the fencing of a live broker (`--max-fencings`), (broker,
 controller's leader after) each."""
 
+REPLICA_ACTS = tuple(kind not in (PRODUCER_SEND, PRODUCER_RECEIVE_ACK, PRODUCER_TIMEOUT)
+                     for kind in range(len(ACTION_KINDS)))
+"""Per kind, whether its first argument is the replica that acts (the retrying producer's
+send, answer and timeout name a record first)."""
+
 NO_LEADER = 15
 """The controller's-leader argument of a controller step that leaves the partition offline."""
 

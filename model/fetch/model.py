@@ -11,7 +11,7 @@ from checker.kernel.bridge import Kernel
 from ..params import ModelError
 from . import codec, json_state
 from .bounds import FetchConfig
-from .kinds import ACTION_KINDS, ARITIES
+from .kinds import ACTION_KINDS, ARITIES, REPLICA_ACTS
 from .layout import fetch_layout
 from .retries import produce_outcome
 from .rules import RULE_BOOK, check_quorum
@@ -58,7 +58,7 @@ class FetchModel:
         self.kernel = Kernel("model.fetch.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
                              lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
                              config.replicas, tuple(inv.name for inv in STATE_INVARIANTS),
-                             tuple(prop.name for prop in STEP_PROPERTIES))
+                             tuple(prop.name for prop in STEP_PROPERTIES), REPLICA_ACTS)
 
     def parameters(self) -> dict[str, Any]:
         """Bounds and configuration, by Python name."""

@@ -1,0 +1,155 @@
+"""Coverage: what a search exercised, per action kind and per acting replica.
+
+For every action kind of the model, and for each replica that takes it (where the kind's first
+argument is a replica: the broker that crashes, the leader that shrinks its ISR, the follower
+that fetches), a search counts
+
+- **enabled**: the states expanded in which at least one step of the kind was enabled;
+- **fired**: the steps of the kind taken (every enabled step is taken in a breadth-first
+  search; the successors generated);
+- **new**: the steps that were the chosen route to a new distinct state (orbit, with symmetry);
+- **first depth**: the depth of the first state a step of the kind reached (the length of the
+  shortest behaviour that takes one).
+
+`fired` sums to the run's generated states. The initial states are counted as the pseudo-action
+`Init`, which takes no step (fired 0) and finds every initial state (new), so that `new` sums
+to the run's distinct states.
+
+Every engine fills one `Coverage` level by level (the compiled search loop counts `fired` and
+`enabled` per kind and actor, `checker.kernel.search_template.expand`; the new states' action
+codes give `new`), so the figures are the same on every engine and at any partition count.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from .result import ActionCount
+
+ACTORS = 16
+"""Actor columns: an action's first argument is below 16 (`checker.kernel.steps`)."""
+ANY_ACTOR = ACTORS
+"""The column of `enabled` and `first` that counts a kind whoever acts."""
+INIT = "Init"
+"""The pseudo-action of the initial states."""
+
+
+def empty_counts(kinds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed (fired[kind, actor], enabled[kind, actor or ANY_ACTOR]) for one expansion."""
+    return np.zeros((kinds, ACTORS), np.int64), np.zeros((kinds, ACTORS + 1), np.int64)
+
+
+def new_counts(kinds: np.ndarray, actors: np.ndarray, n_kinds: int) -> np.ndarray:
+    """new[kind, actor]: how many new states each (kind, actor) was the route to, from the
+    kind and actor of each new state's action."""
+    flat = np.bincount(np.asarray(kinds, np.int64) * ACTORS + np.asarray(actors, np.int64),
+                       minlength=n_kinds * ACTORS)
+    return flat.reshape(n_kinds, ACTORS)
+
+
+class Coverage:
+    """A search's coverage so far (module docstring). `replica_acts[k]`: kind k's first
+    argument is a replica, so its figures are also kept per replica."""
+
+    def __init__(self, kinds: tuple[str, ...], replica_acts: tuple[bool, ...] | None = None):
+        n = len(kinds)
+        self.kinds = tuple(kinds)
+        self.replica_acts = tuple(replica_acts) if replica_acts is not None else (False,) * n
+        self.initial = 0
+        self.expanded = 0
+        self.fired, self.enabled = empty_counts(n)
+        self.new = np.zeros((n, ACTORS), np.int64)
+        self.first = np.full((n, ACTORS + 1), -1, np.int64)
+
+    def add_initial(self, states: int) -> None:
+        """The initial states (orbits) found: Init's new states."""
+        self.initial += states
+
+    def add_steps(self, depth: int, expanded: int, fired: np.ndarray, enabled: np.ndarray) -> None:
+        """One level's expansion: `expanded` states of depth - 1, whose steps (`fired`,
+        `enabled` as `empty_counts` shapes them, summed over every part of the level) reach
+        depth `depth`."""
+        self.expanded += expanded
+        taken = np.concatenate([fired, fired.sum(axis=1, keepdims=True)], axis=1)
+        self.first[(self.first < 0) & (taken > 0)] = depth
+        self.fired += fired
+        self.enabled += enabled
+
+    def add_new(self, new: np.ndarray) -> None:
+        """One level's new states per (kind, actor) (`new_counts`)."""
+        self.new += new
+
+    def actions(self) -> dict[str, ActionCount]:
+        """Steps fired and new states per action kind that fired, by name (a result's
+        `actions`)."""
+        fired, new = self.fired.sum(axis=1), self.new.sum(axis=1)
+        return {self.kinds[k]: ActionCount(int(fired[k]), int(new[k]))
+                for k in sorted(range(len(self.kinds)), key=lambda k: self.kinds[k]) if fired[k]}
+
+    def never_fired(self) -> list[str]:
+        """The action kinds no step of which was taken, in the model's order."""
+        return [name for name, fired in zip(self.kinds, self.fired.sum(axis=1).tolist()) if not fired]
+
+    def row(self, k: int, actor: int = ANY_ACTOR) -> dict[str, Any]:
+        """Kind k's figures (for one acting replica, or whoever acts)."""
+        fired = self.fired[k].sum() if actor == ANY_ACTOR else self.fired[k, actor]
+        new = self.new[k].sum() if actor == ANY_ACTOR else self.new[k, actor]
+        first = int(self.first[k, actor])
+        return {"enabled": int(self.enabled[k, actor]), "fired": int(fired), "new": int(new),
+                "first_depth": first if first >= 0 else None}
+
+    def replicas_of(self, k: int) -> list[int]:
+        """The replicas for which kind k has figures of its own (none unless a replica acts)."""
+        if not self.replica_acts[k]:
+            return []
+        return [a for a in range(ACTORS) if self.enabled[k, a]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `coverage` object of a JSON result: states expanded, initial states, and per
+        action (Init first, then the model's kinds in its order, fired or not) its figures, and
+        per acting replica (named r1, r2, ...) where a replica acts."""
+        actions: dict[str, Any] = {INIT: {"enabled": None, "fired": 0, "new": self.initial,
+                                          "first_depth": 0 if self.initial else None}}
+        for k, name in enumerate(self.kinds):
+            actions[name] = self.row(k)
+            replicas = self.replicas_of(k)
+            if replicas:
+                actions[name]["by_replica"] = {f"r{a + 1}": self.row(k, a) for a in replicas}
+        return {"states_expanded": self.expanded, "initial_states": self.initial, "actions": actions,
+                "never_fired": self.never_fired()}
+
+    def copy(self) -> "Coverage":
+        """A copy that later levels do not change (what a checkpoint of this level keeps)."""
+        return copy.deepcopy(self)
+
+    def to_doc(self) -> dict[str, Any]:
+        """Every counter, as a checkpoint manifest keeps it (`from_doc` reads it back)."""
+        return {"kinds": list(self.kinds), "replica_acts": list(self.replica_acts), "initial": self.initial,
+                "expanded": self.expanded, "fired": self.fired.tolist(), "enabled": self.enabled.tolist(),
+                "new": self.new.tolist(), "first": self.first.tolist()}
+
+    @classmethod
+    def from_doc(cls, doc: Any) -> "Coverage":
+        """A coverage from `to_doc`; ValueError when `doc` is not one."""
+        try:
+            coverage = cls(tuple(doc["kinds"]), tuple(bool(b) for b in doc["replica_acts"]))
+            n = len(coverage.kinds)
+            coverage.initial, coverage.expanded = _count(doc["initial"]), _count(doc["expanded"])
+            for name, columns, least in (("fired", ACTORS, 0), ("enabled", ACTORS + 1, 0), ("new", ACTORS, 0),
+                                         ("first", ACTORS + 1, -1)):
+                array = np.array(doc[name], np.int64)
+                if array.shape != (n, columns) or (array < least).any():
+                    raise ValueError(name)
+                setattr(coverage, name, array)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"not a coverage record ({exc})") from None
+        return coverage
+
+
+def _count(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+        raise ValueError("count")
+    return value

@@ -1,0 +1,89 @@
+"""`--coverage`: what a search exercised, per action kind and acting replica, checked against
+the run's own totals, against runs cut at a depth, and across engines and partition counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli, run_json
+
+KIP320 = ("check", "--model", "fetch", "--variant", "kip320", "--replicas", "2", "--coverage")
+"""41,780 orbits over 41 levels: half a second of search."""
+
+
+@pytest.fixture(scope="module")
+def kip320():
+    return run_json(*KIP320, "--engine", "local")
+
+
+def test_fired_and_new_add_up_to_the_runs_generated_and_distinct_states(kip320):
+    coverage = kip320["coverage"]
+    actions = coverage["actions"]
+    assert sum(a["fired"] for a in actions.values()) == kip320["generated_states"]
+    assert sum(a["new"] for a in actions.values()) == kip320["distinct_states"]
+    assert actions["Init"]["new"] == coverage["initial_states"] == 1
+    assert coverage["states_expanded"] == kip320["distinct_states"]  # a complete search expands every state
+
+
+def test_each_actions_figures_are_consistent_with_each_other_and_with_its_replicas(kip320):
+    coverage = kip320["coverage"]
+    for name, action in coverage["actions"].items():
+        if name == "Init":
+            continue
+        assert action["new"] <= action["fired"] and action["enabled"] <= action["fired"]
+        assert action["enabled"] <= coverage["states_expanded"]
+        assert (action["fired"] == 0) == (action["enabled"] == 0) == (action["first_depth"] is None)
+        assert (name in coverage["never_fired"]) == (action["fired"] == 0)
+        by = action.get("by_replica", {})
+        if by:
+            assert sum(r["fired"] for r in by.values()) == action["fired"]
+            assert sum(r["new"] for r in by.values()) == action["new"]
+            assert max(r["enabled"] for r in by.values()) <= action["enabled"] <= sum(r["enabled"] for r in by.values())
+            assert min(r["first_depth"] for r in by.values()) == action["first_depth"]
+    # the retrying producer's steps name a record, not a replica; the others a replica
+    assert "by_replica" in coverage["actions"]["Crash"] and "by_replica" not in coverage["actions"]["ProducerSend"]
+    # what these bounds leave out never fires: no retries, no flush steps with --flush sync, no majority quorum
+    assert {"ProducerSend", "Flush", "WinElection"} <= set(coverage["never_fired"])
+
+
+@pytest.mark.parametrize("name", ["LeaderExpandIsr", "CheckpointHw", "ControllerNoticeRestart"])
+def test_an_actions_first_depth_is_where_a_search_cut_short_first_takes_it(kip320, name):
+    depth = kip320["coverage"]["actions"][name]["first_depth"]
+    assert depth > 1
+    before = run_json(*KIP320, "--engine", "local", "--max-depth", str(depth - 1))["coverage"]["actions"][name]
+    at = run_json(*KIP320, "--engine", "local", "--max-depth", str(depth))["coverage"]["actions"][name]
+    assert before["fired"] == 0 and at["fired"] > 0 and at["first_depth"] == depth
+
+
+def test_spark_gives_the_same_coverage_at_any_partition_count(kip320):
+    for partitions in ("1", "3"):
+        spark = run_json(*KIP320, "--engine", "spark", "--master", "local[2]", "--partitions", partitions)
+        assert spark["coverage"] == kip320["coverage"]
+
+
+def test_a_model_without_a_kernel_has_coverage_per_kind_on_both_engines():
+    args = ("check", "--model", "two-phase", "--coverage", "--continue")
+    local = run_json(*args, "--engine", "local")
+    spark = run_json(*args, "--engine", "spark", "--master", "local[2]")
+    assert local["coverage"] == spark["coverage"]
+    actions = local["coverage"]["actions"]
+    assert sum(a["fired"] for a in actions.values()) == local["generated_states"]
+    assert sum(a["new"] for a in actions.values()) == local["distinct_states"]
+    assert not any("by_replica" in a for a in actions.values())
+
+
+def test_a_resumed_search_reports_the_coverage_of_one_that_never_stopped(kip320, tmp_path):
+    first = run_cli(*KIP320, "--engine", "local", "--max-depth", "12", "--checkpoint-dir", str(tmp_path))
+    assert first.exit_code == 1, first.output  # stopped at the depth limit: undecided
+    resumed = run_json("resume", str(tmp_path), "--engine", "local", "--max-depth", "100", "--coverage")
+    assert resumed["coverage"] == kip320["coverage"]
+
+
+def test_the_table_shows_every_action_fired_or_not_and_each_replica():
+    result = run_cli(*KIP320, "--engine", "local")
+    assert result.exit_code == 0, result.output
+    rows = {cells[1].strip(): [c.strip() for c in cells[2:6]]
+            for cells in (line.split("│") for line in result.stdout.splitlines()) if len(cells) == 7}
+    assert rows["Flush"] == ["0", "0", "0", "never"]
+    assert rows["Init"] == ["-", "-", "1", "0"]
+    assert rows["by r2"]  # a replica's row under its action
