@@ -11,6 +11,12 @@ that fetches), a search counts
 - **first depth**: the depth of the first state a step of the kind reached (the length of the
   shortest behaviour that takes one).
 
+Where the model names its guards and events (`checker.kernel.guards`), it also counts how often
+each guard was tested and how often it was false (kept a step from being taken), and how many
+steps had each named event (an unclean election, say) and at which depth the first did. For an
+action or event that never fired, `blocked_by` names its guard that was false every time it
+was tested, or else the one false most often.
+
 `fired` sums to the run's generated states. The initial states are counted as the pseudo-action
 `Init`, which takes no step (fired 0) and finds every initial state (new), so that `new` sums
 to the run's distinct states.
@@ -22,11 +28,11 @@ codes give `new`), so the figures are the same on every engine and at any partit
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
 
+from .kernel.guards import FALSE, NO_GUARDS, REACHED, GuardBook, empty_tally
 from .result import ActionCount
 
 ACTORS = 16
@@ -54,10 +60,14 @@ class Coverage:
     """A search's coverage so far (module docstring). `replica_acts[k]`: kind k's first
     argument is a replica, so its figures are also kept per replica."""
 
-    def __init__(self, kinds: tuple[str, ...], replica_acts: tuple[bool, ...] | None = None):
+    def __init__(self, kinds: tuple[str, ...], replica_acts: tuple[bool, ...] | None = None,
+                 guards: GuardBook = NO_GUARDS):
         n = len(kinds)
         self.kinds = tuple(kinds)
         self.replica_acts = tuple(replica_acts) if replica_acts is not None else (False,) * n
+        self.guards = guards
+        self.tally = empty_tally(guards)
+        self.tally_first = np.full(len(self.tally), -1, np.int64)
         self.initial = 0
         self.expanded = 0
         self.fired, self.enabled = empty_counts(n)
@@ -68,15 +78,19 @@ class Coverage:
         """The initial states (orbits) found: Init's new states."""
         self.initial += states
 
-    def add_steps(self, depth: int, expanded: int, fired: np.ndarray, enabled: np.ndarray) -> None:
+    def add_steps(self, depth: int, expanded: int, fired: np.ndarray, enabled: np.ndarray,
+                  tally: np.ndarray | None = None) -> None:
         """One level's expansion: `expanded` states of depth - 1, whose steps (`fired`,
-        `enabled` as `empty_counts` shapes them, summed over every part of the level) reach
-        depth `depth`."""
+        `enabled` as `empty_counts` shapes them, `tally` as `empty_tally` does, each summed over
+        every part of the level) reach depth `depth`."""
         self.expanded += expanded
         taken = np.concatenate([fired, fired.sum(axis=1, keepdims=True)], axis=1)
         self.first[(self.first < 0) & (taken > 0)] = depth
         self.fired += fired
         self.enabled += enabled
+        if tally is not None:
+            self.tally_first[(self.tally_first < 0) & (tally[:, REACHED] > 0)] = depth
+            self.tally += tally
 
     def add_new(self, new: np.ndarray) -> None:
         """One level's new states per (kind, actor) (`new_counts`)."""
@@ -90,7 +104,8 @@ class Coverage:
                 for k in sorted(range(len(self.kinds)), key=lambda k: self.kinds[k]) if fired[k]}
 
     def never_fired(self) -> list[str]:
-        """The action kinds no step of which was taken, in the model's order."""
+        """The action kinds no step of which was taken, in the model's order (`to_json` adds
+        the events that never happened)."""
         return [name for name, fired in zip(self.kinds, self.fired.sum(axis=1).tolist()) if not fired]
 
     def row(self, k: int, actor: int = ANY_ACTOR) -> dict[str, Any]:
@@ -107,10 +122,38 @@ class Coverage:
             return []
         return [a for a in range(ACTORS) if self.enabled[k, a]]
 
+    def guard_rows(self, owner: str) -> list[dict[str, Any]]:
+        """The guards of action kind or event `owner`: each one's name, how often it was tested
+        and how often it was false, in the order the model declares them."""
+        return [{"guard": self.guards.entries[g].name, "tested": int(self.tally[g, REACHED]),
+                 "false": int(self.tally[g, FALSE])} for g in self.guards.guards_of(owner)]
+
+    def blocked_by(self, owner: str) -> dict[str, Any] | None:
+        """What kept `owner` (an action kind or event) from firing: its guard that was false
+        every time it was tested (the first such, in declared order), or else the one false most
+        often; with `always` saying which. None when none of its guards was ever false."""
+        rows = [row for row in self.guard_rows(owner) if row["false"]]
+        if not rows:
+            return None
+        always = [row for row in rows if row["false"] == row["tested"]]
+        chosen = always[0] if always else max(rows, key=lambda row: row["false"])
+        return {**chosen, "always": bool(always)}
+
+    def events(self) -> dict[str, dict[str, Any]]:
+        """Per named event: the steps that had it, the first depth one did, and its guards."""
+        found = {}
+        for g, entry in enumerate(self.guards.entries):
+            if entry.event:
+                first = int(self.tally_first[g])
+                found[entry.name] = {"fired": int(self.tally[g, REACHED]), "first_depth": first if first >= 0 else None,
+                                     "guards": self.guard_rows(entry.name)}
+        return found
+
     def to_json(self) -> dict[str, Any]:
-        """The `coverage` object of a JSON result: states expanded, initial states, and per
-        action (Init first, then the model's kinds in its order, fired or not) its figures, and
-        per acting replica (named r1, r2, ...) where a replica acts."""
+        """The `coverage` object of a JSON result: states expanded, initial states, per action
+        (Init first, then the model's kinds in its order, fired or not) its figures, its guards
+        and, when it never fired, what blocked it, and per acting replica (named r1, r2, ...)
+        where a replica acts; then the model's named events, likewise."""
         actions: dict[str, Any] = {INIT: {"enabled": None, "fired": 0, "new": self.initial,
                                           "first_depth": 0 if self.initial else None}}
         for k, name in enumerate(self.kinds):
@@ -118,24 +161,35 @@ class Coverage:
             replicas = self.replicas_of(k)
             if replicas:
                 actions[name]["by_replica"] = {f"r{a + 1}": self.row(k, a) for a in replicas}
+            self._explain(name, actions[name])
+        events = self.events()
+        for name, row in events.items():
+            self._explain(name, row)
+        never = self.never_fired() + [name for name, row in events.items() if not row["fired"]]
         return {"states_expanded": self.expanded, "initial_states": self.initial, "actions": actions,
-                "never_fired": self.never_fired()}
+                "events": events, "never_fired": never}
 
-    def copy(self) -> "Coverage":
-        """A copy that later levels do not change (what a checkpoint of this level keeps)."""
-        return copy.deepcopy(self)
+    def _explain(self, name: str, row: dict[str, Any]) -> None:
+        """Add `guards` (where the model names them) and, for what never fired, `blocked_by`."""
+        guards = row.get("guards", self.guard_rows(name))
+        if guards:
+            row["guards"] = guards
+        if not row["fired"] and guards:
+            row["blocked_by"] = self.blocked_by(name)
 
     def to_doc(self) -> dict[str, Any]:
         """Every counter, as a checkpoint manifest keeps it (`from_doc` reads it back)."""
         return {"kinds": list(self.kinds), "replica_acts": list(self.replica_acts), "initial": self.initial,
                 "expanded": self.expanded, "fired": self.fired.tolist(), "enabled": self.enabled.tolist(),
-                "new": self.new.tolist(), "first": self.first.tolist()}
+                "new": self.new.tolist(), "first": self.first.tolist(), "tally": self.tally.tolist(),
+                "tally_first": self.tally_first.tolist()}
 
     @classmethod
-    def from_doc(cls, doc: Any) -> "Coverage":
-        """A coverage from `to_doc`; ValueError when `doc` is not one."""
+    def from_doc(cls, doc: Any, guards: GuardBook | None = None) -> "Coverage":
+        """A coverage from `to_doc`, of a model whose guards are `guards` (None: only checked
+        for its form, whatever guards it counts); ValueError when `doc` is not one."""
         try:
-            coverage = cls(tuple(doc["kinds"]), tuple(bool(b) for b in doc["replica_acts"]))
+            coverage = cls(tuple(doc["kinds"]), tuple(bool(b) for b in doc["replica_acts"]), guards or NO_GUARDS)
             n = len(coverage.kinds)
             coverage.initial, coverage.expanded = _count(doc["initial"]), _count(doc["expanded"])
             for name, columns, least in (("fired", ACTORS, 0), ("enabled", ACTORS + 1, 0), ("new", ACTORS, 0),
@@ -144,6 +198,11 @@ class Coverage:
                 if array.shape != (n, columns) or (array < least).any():
                     raise ValueError(name)
                 setattr(coverage, name, array)
+            tally, first = np.array(doc["tally"], np.int64), np.array(doc["tally_first"], np.int64)
+            rows = len(coverage.tally) if guards is not None else len(tally)
+            if tally.shape != (rows, 2) or first.shape != (rows,) or (tally < 0).any() or (first < -1).any():
+                raise ValueError("tally")
+            coverage.tally, coverage.tally_first = tally, first
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"not a coverage record ({exc})") from None
         return coverage
@@ -153,3 +212,14 @@ def _count(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
         raise ValueError("count")
     return value
+
+
+def restored_coverage(doc: dict[str, Any], guards: GuardBook) -> Coverage:
+    """The coverage a checkpoint kept (`Coverage.to_doc`), for a model whose guards are
+    `guards`; CheckpointError when it does not fit them."""
+    from .checkpoint.identity import CheckpointError
+
+    try:
+        return Coverage.from_doc(doc, guards)
+    except ValueError:
+        raise CheckpointError("its coverage record does not fit this model's actions and guards") from None

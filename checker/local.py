@@ -21,10 +21,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Sequence
 
-import numpy as np
-
 from .checkpoint.identity import CheckpointError
-from .coverage import ANY_ACTOR, Coverage, empty_counts, new_counts
 from .fingerprint import fingerprint
 from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
@@ -109,6 +106,10 @@ def explore(
 
 
 def _explore(model, properties, stop_at_first, max_depth, on_level, representative) -> CheckResult:
+    import numpy as np
+
+    from .coverage import ANY_ACTOR, Coverage, empty_counts, new_counts
+
     started = time.perf_counter()
     result = CheckResult.of(model, properties, "local", symmetry=representative is not None)
     invariants = [p for p in properties if not isinstance(p, StepProperty)]

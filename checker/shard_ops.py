@@ -69,13 +69,15 @@ def take_states(states, at: np.ndarray):
 class Expanded(NamedTuple):
     """A frontier's expansion: its distinct successors (`Candidates`), the successors generated,
     the steps fired per action kind and actor and the states in which each was enabled
-    (`checker.coverage.empty_counts`), and per broken step property the smallest (parent
+    (`checker.coverage.empty_counts`), the guards' tally (`checker.kernel.guards`), and per
+    broken step property the smallest (parent
     fingerprint, action) of a step that breaks it."""
 
     candidates: Candidates
     generated: int
     fired: np.ndarray
     enabled: np.ndarray
+    tally: np.ndarray
     broken: dict
 
 
@@ -160,7 +162,7 @@ class KernelShard:
         broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
                   for bit, name in enumerate(self.kernel.step_property_names) if out.step_parent[bit] >= 0}
         return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.viol.astype(np.int64), out.rows),
-                        out.generated, out.fired, out.enabled, broken)
+                        out.generated, out.fired, out.enabled, out.tally, broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` this shard has visited."""
@@ -175,6 +177,12 @@ class KernelShard:
         from .kernel.steps import kind_of
 
         return kind_of(codes)
+
+    def tally(self):
+        """An empty tally of the model's guards and events."""
+        from .kernel.guards import empty_tally
+
+        return empty_tally(self.kernel.guards)
 
     def actor_of(self, codes: np.ndarray) -> np.ndarray:
         """The acting replica (first argument) of each action code."""
@@ -262,7 +270,7 @@ class PlainShard:
                 out_states.append(model.encode(succ))
         columns = (np.array(values, dtype) for values, dtype in zip((out_fps, parents, codes, viol), Candidates.DTYPES))
         candidates = Candidates(*columns, out_states)
-        return Expanded(candidates, generated, fired, enabled, broken)
+        return Expanded(candidates, generated, fired, enabled, self.tally(), broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` this shard has visited."""
@@ -280,6 +288,12 @@ class PlainShard:
     def kind_of(self, codes: np.ndarray) -> np.ndarray:
         """The action kind index of each action code (they are the same here)."""
         return codes
+
+    def tally(self):
+        """An empty tally: a model without a kernel names no guards."""
+        from .kernel.guards import NO_GUARDS, empty_tally
+
+        return empty_tally(NO_GUARDS)
 
     def actor_of(self, codes: np.ndarray) -> np.ndarray:
         """The acting replica of each action code: not known here (a model without a kernel

@@ -54,8 +54,7 @@ class Replay:
         if kernel is not None:
             names = kernel.step_property_names if self.step_prop else kernel.invariant_names
             self.mask = 1 << names.index(prop.name)
-            self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
-            self.acts = np.zeros(kernel.max_successors, np.int64)
+            self.buffers = kernel.buffers()
 
     def initial(self):
         state = self.model.initial_states()[0]
@@ -64,8 +63,8 @@ class Replay:
     def step(self, state, action):
         """The state after `action`, or None when it is not enabled."""
         if self.kernel is not None:
-            j = self.kernel.search.step(state, self.kernel.layout, action, self.buf, self.acts)
-            return None if j < 0 else self.buf[j].copy()
+            j = self.kernel.search.step(state, self.kernel.layout, action, *self.buffers)
+            return None if j < 0 else self.buffers[0][j].copy()
         return next((t for a, t in self.model.successors(state) if a == action), None)
 
     def violated(self, state) -> bool:

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from .fingerprint import fingerprint
+from .kernel.guards import empty_tally
 from .kernel.fingerprint import fingerprint as row_fingerprint
 from .invariant import StepProperty
 from .kernel.prng import draw, mix, walk_seed
@@ -127,6 +128,7 @@ class KernelWalker:
         self.weights = np.zeros((len(kernel.action_kinds), ACTORS + 1), np.int64)
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
         self.acts = np.zeros(kernel.max_successors, np.int64)
+        self.tally = empty_tally(kernel.guards)
         self.allowed = np.zeros(kernel.max_successors, np.int64)
         self.path = np.zeros(max(max_depth, 1), np.int64)
         self.fps = np.zeros(max(max_depth, 1) + 1, np.int64)
@@ -138,7 +140,8 @@ class KernelWalker:
         weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
                              self.weights)
         depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, weights,
-                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.allowed,
+                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.tally,
+                                            self.allowed,
                                             self.path, self.fps[1:])
         self.fps[0] = self.initial_fp
         violated = [n for i, n in enumerate(self.invariant_names) if n and v >> i & 1]

@@ -31,7 +31,8 @@ from .java import EngineUnavailable
 from .local import representative_of
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
-from .coverage import Coverage
+from .coverage import Coverage, restored_coverage
+from .kernel.guards import NO_GUARDS
 from .result import CheckResult, LevelStats, found_so_far
 from .shard_ops import shard_ops
 from .spark_coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
@@ -126,8 +127,10 @@ class SparkSearch:
         self.result = CheckResult.of(model, properties, "spark", engine_options=engine_options, symmetry=symmetry)
         self.ops = shard_ops(model, properties, symmetry)
         kernel = getattr(model, "kernel", None)
-        self.coverage = (Coverage(kernel.action_kinds, kernel.acting_replicas()) if kernel is not None
-                         else Coverage(tuple(model.action_kinds())))
+        if kernel is not None:
+            self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards)
+        else:
+            self.coverage = Coverage(tuple(model.action_kinds()))
         self.found: dict[str, tuple[int, int]] = {}   # invariant -> (smallest violating fingerprint, its depth)
         self.broken: dict[str, tuple[tuple, int]] = {}  # step property -> ((parent fp, action), parent's depth)
         resumed = saver.resumed if saver is not None else None
@@ -163,7 +166,8 @@ class SparkSearch:
 
         self.found = {name: (fp, depth_of(fp)) for name, fp in resumed.found.items()}
         self.broken = {name: ((fp, None), depth_of(fp)) for name, fp in resumed.broken.items()}
-        self.coverage = resumed.coverage
+        kernel = getattr(self.model, "kernel", None)
+        self.coverage = restored_coverage(resumed.coverage, kernel.guards if kernel is not None else NO_GUARDS)
         self.distinct, self.depth, self.exhausted = resumed.distinct, resumed.depth, resumed.exhausted
         self.offset = resumed.seconds
         self.frontier = resumed.levels[-1].new_states
@@ -180,7 +184,8 @@ class SparkSearch:
         """The checkpoint manifest of the search as it stands."""
         return self.saver.snapshot(
             depth=self.depth, exhausted=self.exhausted, levels=list(self.result.levels),
-            generated=self.result.generated_states, coverage=self.coverage.copy(), found={n: fp for n, (fp, _) in self.found.items()},
+            generated=self.result.generated_states, coverage=self.coverage.to_doc(),
+            found={n: fp for n, (fp, _) in self.found.items()},
             broken={n: step[0] for n, (step, _) in self.broken.items()}, parts=list(self.parts),
             frontier=frontier, engine="spark")
 
@@ -216,7 +221,8 @@ class SparkSearch:
         result.generated_states += generated
         self.coverage.add_steps(self.depth + 1, sum(r.expanded for r in reports),
                                 np.sum([r.fired for r in reports], axis=0, dtype=np.int64),
-                                np.sum([r.enabled for r in reports], axis=0, dtype=np.int64))
+                                np.sum([r.enabled for r in reports], axis=0, dtype=np.int64),
+                                np.sum([r.tally for r in reports], axis=0, dtype=np.int64))
         for phase, seconds in zip(PHASES, np.max([r.phases for r in reports], axis=0).tolist()):
             result.phase_seconds[phase] = result.phase_seconds.get(phase, 0.0) + seconds
         for prop in self.properties:

@@ -47,15 +47,17 @@ from .shard_ops import Candidates, shard_ops, take_states
 class LevelReport(NamedTuple):
     """One task's share of a level: new states, successors generated, states expanded, its
     coverage counts (`checker.coverage`: steps fired per action kind and actor, states in which
-    each was enabled, new states per action kind and actor), per invariant the smallest new violating fingerprint, per
-    step property the smallest breaking (parent fingerprint, action), its visited-set size,
-    seconds of its own work (waiting for peers left out), and seconds by phase (`PHASES`)."""
+    each was enabled, the guards' tally, new states per action kind and actor), per invariant
+    the smallest new violating fingerprint, per step property the smallest breaking (parent
+    fingerprint, action), its visited-set size, seconds of its own work (waiting for peers left
+    out), and seconds by phase (`PHASES`)."""
 
     new: int
     generated: int
     expanded: int
     fired: np.ndarray
     enabled: np.ndarray
+    tally: np.ndarray
     new_counts: np.ndarray
     violations: dict
     broken: dict
@@ -224,11 +226,13 @@ class Shard:
         exchange = self.mesh.level()
         own, generated, broken = [], 0, {}
         fired, enabled = empty_counts(ops.kinds)
+        tally = ops.tally()
         for lo in range(0, max(len(fps), 1), CHUNK):
             chunk = order[lo:lo + CHUNK]
             expanded = ops.expand(fps[chunk], take_states(states, chunk), seen)
             generated, fired, enabled = (generated + expanded.generated, fired + expanded.fired,
                                          enabled + expanded.enabled)
+            tally += expanded.tally
             for name, step in expanded.broken.items():
                 broken[name] = min(step, broken.get(name, step))
             lap("expand")
@@ -251,8 +255,8 @@ class Shard:
         violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
         by_kind = new_counts(ops.kind_of(new.codes), ops.actor_of(new.codes), ops.kinds)
         lap("write")
-        return LevelReport(len(new.fps), generated, len(order), fired, enabled, by_kind, violations, broken, len(ops),
-                           sum(seconds.values()) - seconds["exchange"], tuple(seconds[phase] for phase in PHASES))
+        return LevelReport(len(new.fps), generated, len(order), fired, enabled, tally, by_kind, violations, broken,
+                           len(ops), sum(seconds.values()) - seconds["exchange"], tuple(seconds[phase] for phase in PHASES))
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
         """`found` split by owning task, each part in its original (ascending parent) order."""

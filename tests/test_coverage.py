@@ -79,11 +79,56 @@ def test_a_resumed_search_reports_the_coverage_of_one_that_never_stopped(kip320,
     assert resumed["coverage"] == kip320["coverage"]
 
 
-def test_the_table_shows_every_action_fired_or_not_and_each_replica():
-    result = run_cli(*KIP320, "--engine", "local")
+def test_the_table_shows_every_action_fired_or_not_each_replica_and_why_not():
+    result = run_cli(*KIP320, "--engine", "local", "--no-unclean-leader-election")
     assert result.exit_code == 0, result.output
-    rows = {cells[1].strip(): [c.strip() for c in cells[2:6]]
-            for cells in (line.split("│") for line in result.stdout.splitlines()) if len(cells) == 7}
-    assert rows["Flush"] == ["0", "0", "0", "never"]
-    assert rows["Init"] == ["-", "-", "1", "0"]
+    rows = {cells[1].strip(): [c.strip() for c in cells[2:-1]]
+            for cells in (line.split("│") for line in result.stdout.splitlines()) if len(cells) >= 6}
+    assert rows["Flush"][:4] == ["0", "0", "0", "never"] and rows["Flush"][4].startswith("appends are flushed")
+    assert rows["Init"] == ["-", "-", "1", "0", ""]
     assert rows["by r2"]  # a replica's row under its action
+    assert rows["UncleanElection"][:2] == ["0", "never"]
+    assert rows["UncleanElection"][2].startswith("unclean.leader.election is on: false all")
+
+
+# ---- guards and events: the kernel's own conditions, named once ----
+
+def _events(*args: str) -> dict:
+    return run_json("check", "--model", "fetch", "--coverage", "--engine", "local", *args)["coverage"]["events"]
+
+
+def test_at_the_default_bounds_the_unclean_election_is_kept_off_by_its_setting(kip320):
+    unclean = kip320["coverage"]["events"]["UncleanElection"]
+    assert unclean["fired"] == 0 and unclean["first_depth"] is None
+    blocked = unclean["blocked_by"]
+    assert blocked["guard"] == "unclean.leader.election is on" and blocked["always"]
+    assert blocked["false"] == blocked["tested"] > 0
+    assert "UncleanElection" in kip320["coverage"]["never_fired"]
+
+
+def test_with_unclean_election_on_it_fires_and_that_guard_never_blocks():
+    events = _events("--variant", "kip320", "--replicas", "2", "--unclean-leader-election")
+    unclean = events["UncleanElection"]
+    assert unclean["fired"] > 0 and "blocked_by" not in unclean
+    guard = next(g for g in unclean["guards"] if g["guard"] == "unclean.leader.election is on")
+    assert guard["false"] == 0 and guard["tested"] > 0
+
+
+def test_only_kip966_elects_from_the_elr_and_its_first_depth_is_where_a_cut_search_first_does():
+    kip966 = _events("--variant", "kip966", "--replicas", "2")
+    assert kip966["ElrElection"]["fired"] > 0 and kip966["LastLeaderElection"]["fired"] > 0
+    depth = kip966["ElrElection"]["first_depth"]
+    assert _events("--variant", "kip966", "--replicas", "2", "--max-depth", str(depth - 1))["ElrElection"]["fired"] == 0
+    assert _events("--variant", "kip966", "--replicas", "2", "--max-depth", str(depth))["ElrElection"]["fired"] > 0
+    kip320 = _events("--variant", "kip320", "--replicas", "2")
+    assert kip320["ElrElection"]["blocked_by"]["guard"] == "KIP-966's eligible leader replicas are on (rule elr=on)"
+    switched = _events("--variant", "kip966", "--rule", "elr=off", "--replicas", "2")
+    assert switched["ElrElection"]["fired"] == 0 and switched["ElrElection"]["blocked_by"]["always"]
+
+
+def test_a_guard_tested_once_per_state_is_tested_in_every_state_expanded(kip320):
+    coverage = kip320["coverage"]
+    flush = coverage["actions"]["Flush"]["guards"][0]  # --flush sync: tested once per state, always false
+    assert flush["tested"] == flush["false"] == coverage["states_expanded"]
+    async_flush = run_json(*KIP320, "--engine", "local", "--flush", "async")["coverage"]["actions"]["Flush"]
+    assert async_flush["fired"] > 0 and async_flush["guards"][0]["false"] == 0

@@ -35,7 +35,8 @@ class Snapshot:
     """A search at the end of level `depth`: the run it belongs to (`identity`) and the limits
     it was started with (`stop_at_first`, `max_depth`), whether nothing new is left to explore
     (`exhausted`), per-level figures, successors generated, the coverage so far
-    (`checker.coverage`: steps enabled, fired and new per action kind and replica), the smallest violating fingerprint of each invariant (or state witness) at the
+    (`checker.coverage.Coverage.to_doc`: steps enabled, fired and new per action kind and
+    replica, the guards' tally), the smallest violating fingerprint of each invariant (or state witness) at the
     first level where it was found (`found`), for each broken step property (or reached step
     witness) the fingerprint of the state its smallest breaking step leaves from (`broken`),
     how many part files each level's journal has (`parts`), whether the frontier of `depth` is
@@ -49,7 +50,7 @@ class Snapshot:
     exhausted: bool
     levels: list[LevelStats]
     generated: int
-    coverage: Coverage
+    coverage: dict[str, Any]
     found: dict[str, int]
     broken: dict[str, int]
     parts: list[int]
@@ -76,7 +77,6 @@ class Snapshot:
         """The manifest document, sealed with its own SHA-256 (`sealed`)."""
         doc = {f.name: getattr(self, f.name) for f in fields(self)}
         doc["identity"] = self.identity.to_json()
-        doc["coverage"] = self.coverage.to_doc()
         doc["levels"] = [asdict(level) for level in self.levels]
         doc["found"] = {k: str(v) for k, v in self.found.items()}  # fingerprints are 64-bit: keep them exact
         doc["broken"] = {k: str(v) for k, v in self.broken.items()}
@@ -122,7 +122,7 @@ class Snapshot:
         found, broken = ({k: int(v) for k, v in doc[name].items()} for name in ("found", "broken"))
         return cls(RunIdentity.from_json(doc.get("identity")), doc["stop_at_first"], doc["max_depth"], depth,
                    doc["exhausted"], levels, doc["generated"],
-                   Coverage.from_doc(doc["coverage"]), found, broken, parts,
+                   doc["coverage"], found, broken, parts,
                    doc["frontier"], doc["engine"], doc["level_digests"], doc["frontier_digests"])
 
 

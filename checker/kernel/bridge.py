@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .guards import NO_GUARDS, GuardBook, empty_tally
 from .instantiate import search_module
 from .steps import action_fields
 
@@ -32,6 +33,8 @@ class Kernel:
     replicas: int
     invariant_names: tuple[str, ...]
     step_property_names: tuple[str, ...] = ()
+    guards: GuardBook = NO_GUARDS
+    """The model's named guards and events (`checker.kernel.guards`), which its actions count."""
     replica_acts: tuple[bool, ...] | None = None
     """Per action kind, whether its first argument is the replica that acts (coverage is then
     also kept per replica, `checker.coverage`); None: every kind with an argument."""
@@ -53,17 +56,17 @@ class Kernel:
         """Bytes in one packed row."""
         return self.layout.width
 
-    def buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """A successor buffer (rows) and its action codes, reused between calls."""
+    def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A successor buffer (rows), its action codes and a guard tally, reused between calls."""
         if not self._buffers:
             self._buffers = (np.zeros((self.max_successors, self.width), np.int8),
-                             np.zeros(self.max_successors, np.int64))
+                             np.zeros(self.max_successors, np.int64), empty_tally(self.guards))
         return self._buffers
 
     def successor_rows(self, row: np.ndarray) -> list[tuple[int, np.ndarray]]:
         """Every step from packed `row` as (action code, packed successor), in action-code order."""
-        out, acts = self.buffers()
-        n = self.search.successors(row, self.layout, out, acts)
+        out, acts, tally = self.buffers()
+        n = self.search.successors(row, self.layout, out, acts, tally)
         return sorted(((int(acts[j]), out[j].copy()) for j in range(n)), key=lambda pair: pair[0])
 
     def action_value(self, code: int) -> tuple:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..coverage import empty_counts
+from .guards import empty_tally
 from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
@@ -24,9 +25,9 @@ class Expansion(NamedTuple):
     """What expanding a frontier found. Per new state (in discovery order): its packed row,
     fingerprint, parent (index into the frontier), action code and violated-invariant bits.
     Also: successors generated, the coverage counts (`checker.coverage`: steps fired per action
-    kind and actor, states in which each was enabled), per step property the smallest breaking
-    (parent fingerprint, code) and that parent's frontier index (-1: unbroken), and the visited
-    set afterwards."""
+    kind and actor, states in which each was enabled, the guards' and events' tally), per step
+    property the smallest breaking (parent fingerprint, code) and that parent's frontier index
+    (-1: unbroken), and the visited set afterwards."""
 
     rows: np.ndarray
     fps: np.ndarray
@@ -36,6 +37,7 @@ class Expansion(NamedTuple):
     generated: int
     fired: np.ndarray
     enabled: np.ndarray
+    tally: np.ndarray
     step_fp: np.ndarray
     step_code: np.ndarray
     step_parent: np.ndarray
@@ -70,11 +72,12 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     step_parent = np.full(properties, -1, np.int64)
     fired, enabled = empty_counts(len(kernel.action_kinds))
     stamp = np.zeros_like(enabled)
+    tally = empty_tally(kernel.guards)
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
-            visited.shards, buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes,
+            visited.shards, buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, enabled, stamp, step_fp, step_code,
             step_parent)
         generated += g
@@ -84,7 +87,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
             size = out.shape[0] + out.shape[0] // 2 + batched
             out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
         visited.grow_full()
-    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, enabled, step_fp,
+    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, enabled, tally, step_fp,
                      step_code, step_parent, visited)
 
 

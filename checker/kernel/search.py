@@ -22,7 +22,7 @@ import numpy as np
 
 from ..checkpoint.identity import CheckpointError
 from ..invariant import StepProperty
-from ..coverage import Coverage, new_counts
+from ..coverage import Coverage, new_counts, restored_coverage
 from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
 from .expansion import expand_all
@@ -101,7 +101,7 @@ class KernelSearch:
         self.found_fps: dict[str, int] = {}  # ... and that state's fingerprint
         self.broken: dict[str, int] = {}     # step property -> discovery index of the state it breaks from
         self.broken_fps: dict[str, int] = {}
-        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas())
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards)
         self.depth, self.base, self.growth, self.offset = 0, 0, 3.0, 0.0
         self.exhausted = False
 
@@ -170,7 +170,7 @@ class KernelSearch:
         level = expand_all(kernel, self.front, self.front_fps, self.inv_mask, self.step_mask, self.perms,
                            self.visited, int(self.growth * len(self.front)))
         n_out = len(level.fps)
-        self.coverage.add_steps(self.depth + 1, len(self.front), level.fired, level.enabled)
+        self.coverage.add_steps(self.depth + 1, len(self.front), level.fired, level.enabled, level.tally)
         result.generated_states += level.generated
         for prop in self.step_properties:
             b = kernel.step_property_names.index(prop.name)
@@ -218,7 +218,7 @@ class KernelSearch:
             return None
         return self.saver.snapshot(
             depth=self.depth, exhausted=self.exhausted, levels=list(self.result.levels),
-            generated=self.result.generated_states, coverage=self.coverage.copy(),
+            generated=self.result.generated_states, coverage=self.coverage.to_doc(),
             found=dict(self.found_fps), broken=dict(self.broken_fps),
             parts=[1] * (self.depth + 1), frontier=frontier, engine="local")
 
@@ -255,7 +255,7 @@ class KernelSearch:
         self.depth, self.exhausted, self.offset = saved.depth, saved.exhausted, saved.seconds
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated
-        self.coverage = saved.coverage
+        self.coverage = restored_coverage(saved.coverage, kernel.guards)
         for name, fp in saved.found.items():
             self.found[name], self.found_fps[name] = _index_of(levels, fp), fp
         for name, fp in saved.broken.items():

@@ -29,9 +29,10 @@ def canonical(row, lay, perms, best, scratch):
 
 
 @kernel
-def step(row, lay, code, buf, acts):
-    """The successor of `row` by the action with this code (its index in `buf`), or -1."""
-    n = successors(row, lay, buf, acts)
+def step(row, lay, code, buf, acts, tally):
+    """The successor of `row` by the action with this code (its index in `buf`), or -1
+    (`tally` counts the guards, `checker.kernel.guards`)."""
+    n = successors(row, lay, buf, acts, tally)
     for j in range(n):
         if acts[j] == code:
             return j
@@ -48,7 +49,7 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
-           buf, acts, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
+           buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
            out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, stamp, step_fp, step_code,
            step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
@@ -66,7 +67,9 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
     `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
     enabled, each state counted once with `stamp` (the frontier position + 1 last counted in
-    each cell). Returns (next position, n_out, successors generated)."""
+    each cell), and `tally` the guards that kept steps from being taken and the named events of
+    the steps taken (`checker.kernel.guards`). Returns (next position, n_out, successors
+    generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
     generated = 0
@@ -80,7 +83,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
             p = order[ii]
             s = front[p]
             parent_fp = front_fps[p]
-            n = successors(s, lay, buf, acts)
+            n = successors(s, lay, buf, acts, tally)
             generated += n
             for j in range(n):  # insertion sort of the successors by action code
                 rank[j] = j
@@ -129,7 +132,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
 
 
 @kernel
-def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, allowed, path, fps):
+def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, tally, allowed, path, fps):
     """One random walk from `row` (copied) for simulation: at each step one of the enabled
     actions is taken, drawn with the generator `state` (`prng.draw`) in two stages: an action
     kind first, among the enabled ones, then one of its steps (so a kind with many instances,
@@ -146,7 +149,7 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
         return 0, v, 0
     depth = 0
     while depth < max_depth:
-        n = successors(s, lay, buf, acts)
+        n = successors(s, lay, buf, acts, tally)
         kinds = 0
         total = 0
         for j in range(n):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .expansion import expand_all
 from .fingerprint import fingerprint
+from .guards import empty_tally
 from .jit import CACHE_DIR
 from .symmetry import permutations
 from .traces import Reducer
@@ -104,5 +105,6 @@ def _walk(kernel, row: np.ndarray, invariants: int, steps: int) -> None:
     room = kernel.max_successors
     kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
                        invariants, steps,
-                       np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(room, np.int64),
+                       np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), empty_tally(kernel.guards),
+                       np.zeros(room, np.int64),
                        np.zeros(1, np.int64), np.zeros(1, np.int64))

@@ -33,14 +33,20 @@ leader changes (`rule_kernels.isr_change_keeps_leader_epoch`).
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds, note
 from checker.kernel.steps import action_code, emit
 
+from .guards import (ANY_REPLICA_UP, CLEAN_ELECTION, ELECTION_EPOCH, ELR_ELECTION, ELR_ON, FAILURE_GONE,
+                     FAILURE_ISR_QUORUM, FENCE_ISR_QUORUM, FENCE_NO_BOUNCE, FENCE_REGISTERED, FENCINGS_LEFT,
+                     LAST_LEADER_ELECTION, NO_CLEAN_CANDIDATE, PARTITION_OFFLINE, RESTART_BACK, RESTART_NO_BOUNCE,
+                     UNCLEAN_ELECTION, UNCLEAN_ON)
 from .elr import elr_after, elr_after_election, elr_candidates, record_elr, registered
 from .hw import advance_hw, leads_epoch
 from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER, NO_LEADER
 from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader,
-                     controller_offline, count_fencing, crashes, deliver, elr, epoch, fencings, has_request, last_stop,
-                     member, set_controller, set_controller_offline, set_isr, set_last_stop)
+                     controller_offline, count_fencing, crashes, deliver, elr, epoch, fencings, has_request,
+                     last_known_leader, last_stop, member, set_controller, set_controller_offline, set_isr,
+                     set_last_stop)
 from .state import NO_EPOCH, NONE
 from .rule_kernels import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
 
@@ -141,31 +147,49 @@ def live(s, lay, offline):
 
 
 @kernel
-def candidates(s, lay, isr, new_elr, offline):
+def candidates(s, lay, tally, isr, new_elr, offline):
     """Whom an election may pick: the live ISR members (under kip966, if the ISR is empty, an
     unfenced ELR member or the last known leader: `elr.elr_candidates`); if none, with unclean
     election on, the live replicas; else nobody (the partition goes offline)."""
     up = live(s, lay, offline)
-    choice = elr_candidates(s, lay, isr, new_elr, up) if eligible_leaders(lay) else isr & up
-    if choice:
+    if holds(tally, ELR_ON, eligible_leaders(lay)):
+        choice = elr_candidates(s, lay, tally, isr, new_elr, up)
+    else:
+        choice = isr & up
+    if not holds(tally, NO_CLEAN_CANDIDATE, choice == 0):
         return choice
-    return up if lay.unclean else 0
+    return up if holds(tally, UNCLEAN_ON, lay.unclean) and holds(tally, ANY_REPLICA_UP, up != 0) else 0
 
 
 @kernel
-def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
+def election_event(s, lay, r, isr, new_elr):
+    """Which election electing replica r is, with the ISR `isr` and the ELR `new_elr` before it:
+    an ISR member (clean), an ELR member, the last known leader, or anyone else (unclean)."""
+    if member(isr, r):
+        return CLEAN_ELECTION
+    if eligible_leaders(lay) and member(new_elr, r):
+        return ELR_ELECTION
+    if eligible_leaders(lay) and last_known_leader(s, lay) == r:
+        return LAST_LEADER_ELECTION
+    return UNCLEAN_ELECTION
+
+
+@kernel
+def elect(s, lay, out, acts, tally, n, kind, noticed, isr, new_elr, offline):
     """One successor per election outcome, each taken by action (kind, noticed broker, new
     leader): every candidate (a replica elected from outside the ISR becomes the whole ISR),
     or, with no candidate, the partition offline with the ISR unchanged. `isr` and `new_elr`
     are the controller's ISR and ELR before the election."""
-    choice = candidates(s, lay, isr, new_elr, offline)
+    choice = candidates(s, lay, tally, isr, new_elr, offline)
     if choice == 0:
         t = emit(s, out, acts, n, action_code(kind, noticed, NO_LEADER, 0))
+        note(tally, PARTITION_OFFLINE)
         controller_update(s, t, lay, NONE, isr, new_elr, offline)
         return n + 1
     for r in range(lay.replicas):
         if member(choice, r):
             t = emit(s, out, acts, n, action_code(kind, noticed, r, 0))
+            note(tally, election_event(s, lay, r, isr, new_elr))
             controller_update(s, t, lay, r, isr if member(isr, r) else 1 << r,
                               elr_after_election(lay, r, isr, new_elr), offline)
             n += 1
@@ -173,7 +197,7 @@ def elect(s, lay, out, acts, n, kind, noticed, isr, new_elr, offline):
 
 
 @kernel
-def fail(s, lay, out, acts, n, kind, r):
+def fail(s, lay, out, acts, tally, n, kind, r):
     """One successor per outcome of the controller handling broker r as gone (as action `kind`,
     with r and the leader after as arguments): r leaves the ISR (unless it is the last member, as
     Kafka keeps it; under kip966 even then, and it joins the ELR if the ISR is now below
@@ -187,10 +211,10 @@ def fail(s, lay, out, acts, n, kind, r):
     me = 1 << r
     shrunk = isr & ~me if isr & ~me or eligible_leaders(lay) else isr
     new_elr = elr_after(s, lay, shrunk, 0)
-    electing = ldr == r or ldr == NONE and candidates(s, lay, shrunk, new_elr, offline | me) != 0
+    electing = ldr == r or ldr == NONE and candidates(s, lay, tally, shrunk, new_elr, offline | me) != 0
     if electing:
-        if spare:
-            n = elect(s, lay, out, acts, n, kind, r, shrunk, new_elr, offline | me)
+        if holds(tally, ELECTION_EPOCH, spare):
+            n = elect(s, lay, out, acts, tally, n, kind, r, shrunk, new_elr, offline | me)
     elif shrunk != isr or (eligible_leaders(lay) and new_elr != elr(s, lay)):
         if spare or isr_change_keeps_leader_epoch(lay):
             t = emit(s, out, acts, n, action_code(kind, r, leader_arg(ldr), 0))
@@ -204,17 +228,17 @@ def fail(s, lay, out, acts, n, kind, r):
 
 
 @kernel
-def controller_notice_failure(s, lay, out, acts, n):
+def controller_notice_failure(s, lay, out, acts, tally, n):
     """The controller notices that broker r died, or that r restarted before it saw the death (a
     bounced broker is failed first, and before any other broker: `bounced`), and handles it as
     gone (`fail`). (Not under a majority quorum, which has no ISR and elects by votes.)"""
-    if majority_quorum(lay):
+    if not holds(tally, FAILURE_ISR_QUORUM, not majority_quorum(lay)):
         return n
     offline, first = controller_offline(s, lay), bounced(s, lay)
     for r in range(lay.replicas):
         gone = member(first, r) if first else not alive(s, lay, r) and not member(offline, r)
-        if gone:
-            n = fail(s, lay, out, acts, n, CONTROLLER_NOTICE_FAILURE, r)
+        if holds(tally, FAILURE_GONE, gone):
+            n = fail(s, lay, out, acts, tally, n, CONTROLLER_NOTICE_FAILURE, r)
     return n
 
 
@@ -226,7 +250,7 @@ def fenced_alive(s, lay, r):
 
 
 @kernel
-def fence_live_broker(s, lay, out, acts, n):
+def fence_live_broker(s, lay, out, acts, tally, n):
     """The controller fences a live broker (while fencings remain in the bounds): its session
     expired or it missed its heartbeats (`KafkaController.processBrokerChange` @ 3.4.0 on ZooKeeper
     session expiry; `ReplicationControlManager.maybeFenceOneStaleBroker` @ 3.4.0, 3.7.0). The
@@ -234,21 +258,23 @@ def fence_live_broker(s, lay, out, acts, n):
     view it had, and may still believe it leads: a zombie, which KIP-320's epoch fencing keeps
     its followers away from. It is taken back when it registers again (`controller_notice_restart`).
     (Not under a majority quorum, which elects by votes.)"""
-    if majority_quorum(lay) or fencings(s, lay) >= lay.max_fencings or bounced(s, lay):
+    if not (holds(tally, FENCE_ISR_QUORUM, not majority_quorum(lay))
+            and holds(tally, FENCINGS_LEFT, fencings(s, lay) < lay.max_fencings)
+            and holds(tally, FENCE_NO_BOUNCE, bounced(s, lay) == 0)):
         return n
     for r in range(lay.replicas):
-        if not alive(s, lay, r) or member(controller_offline(s, lay), r) or not registered(s, lay, r) \
-                or epoch(s, lay, r) == NO_EPOCH:
+        if not holds(tally, FENCE_REGISTERED, alive(s, lay, r) and not member(controller_offline(s, lay), r)
+                     and registered(s, lay, r) and epoch(s, lay, r) != NO_EPOCH):
             continue
         first = n
-        n = fail(s, lay, out, acts, n, FENCE_LIVE_BROKER, r)
+        n = fail(s, lay, out, acts, tally, n, FENCE_LIVE_BROKER, r)
         for j in range(first, n):
             count_fencing(out[j], lay)
     return n
 
 
 @kernel
-def controller_notice_restart(s, lay, out, acts, n):
+def controller_notice_restart(s, lay, out, acts, tally, n):
     """The controller notices that broker r is back after it saw r fail: r restarted (it knows no
     epoch and has no request to handle), or r, fenced while it ran, registers again. Under kip966
     the registration says whether r shut down cleanly; if not, r leaves the ISR and the ELR. If
@@ -258,10 +284,10 @@ def controller_notice_restart(s, lay, out, acts, n):
     votes, `election.win_election`): r is sent the current leader, unless r was that leader,
     which waits for the next election; and a restart needs no failure noticed first."""
     ldr, e = controller_leader(s, lay), controller_epoch(s, lay)
-    if bounced(s, lay):
+    if not holds(tally, RESTART_NO_BOUNCE, bounced(s, lay) == 0):
         return n  # a bounced broker is failed before any broker is taken back
     for r in range(lay.replicas):
-        if not (restarted_unregistered(s, lay, r) or fenced_alive(s, lay, r)):
+        if not holds(tally, RESTART_BACK, restarted_unregistered(s, lay, r) or fenced_alive(s, lay, r)):
             continue
         me = 1 << r
         offline = controller_offline(s, lay) & ~me
@@ -272,9 +298,9 @@ def controller_notice_restart(s, lay, out, acts, n):
         if majority_quorum(lay):
             if ldr == r:
                 continue
-        elif (ldr == r or ldr == NONE) and candidates(u, lay, isr, new_elr, offline):
-            if e < lay.max_epoch:
-                n = elect(u, lay, out, acts, n, CONTROLLER_NOTICE_RESTART, r, isr, new_elr, offline)
+        elif (ldr == r or ldr == NONE) and candidates(u, lay, tally, isr, new_elr, offline):
+            if holds(tally, ELECTION_EPOCH, e < lay.max_epoch):
+                n = elect(u, lay, out, acts, tally, n, CONTROLLER_NOTICE_RESTART, r, isr, new_elr, offline)
             continue
         elif isr != controller_isr(s, lay):
             if e < lay.max_epoch or isr_change_keeps_leader_epoch(lay):

@@ -17,8 +17,10 @@ its own step: a larger set reaches the same states through those later deliverie
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import VOTE_CANDIDATE, VOTE_EPOCH, VOTE_GRANTED, VOTE_MAJORITY_QUORUM
 from .hw import is_true_leader
 from .kinds import NO_VOTER, WIN_ELECTION
 from .layout import alive, controller_epoch, controller_offline, deliver, leo, member, set_controller, size
@@ -45,16 +47,17 @@ def other_voter(voters, c, skip):
 
 
 @kernel
-def win_election(s, lay, out, acts, n):
+def win_election(s, lay, out, acts, tally, n):
     """Candidate c wins the next epoch with the votes of a majority (see the module docstring):
     it leads, with every replica as its voters (the ISR slot); its voters follow it; the other
     live replicas are sent the new epoch."""
-    if not majority_quorum(lay) or controller_epoch(s, lay) >= lay.max_epoch:
+    if not (holds(tally, VOTE_MAJORITY_QUORUM, majority_quorum(lay))
+            and holds(tally, VOTE_EPOCH, controller_epoch(s, lay) < lay.max_epoch)):
         return n
     e = controller_epoch(s, lay) + 1
     everyone = (1 << lay.replicas) - 1
     for c in range(lay.replicas):
-        if not alive(s, lay, c) or is_true_leader(s, lay, c):
+        if not holds(tally, VOTE_CANDIDATE, alive(s, lay, c) and not is_true_leader(s, lay, c)):
             continue
         for voters in range(1, 1 << lay.replicas):
             if not member(voters, c) or size(voters) != majority(lay):
@@ -63,7 +66,7 @@ def win_election(s, lay, out, acts, n):
             for v in range(lay.replicas):
                 if member(voters, v) and v != c and not grants_vote(s, lay, v, c):
                     granted = False
-            if not granted:
+            if not holds(tally, VOTE_GRANTED, granted):
                 continue
             t = emit(s, out, acts, n, action_code(WIN_ELECTION, c, other_voter(voters, c, 0),
                                                   other_voter(voters, c, 1)))

@@ -15,7 +15,9 @@ unfenced, as Kafka did before 4.0 when every replica was offline.
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 
+from .guards import ELR_MEMBER_UNFENCED, ISR_EMPTY, LAST_LEADER_UNFENCED
 from .layout import (RUNNING, controller_isr, controller_leader, elr, last_known_leader, last_stop, member,
                      set_elr, set_last_known_leader, size)
 from .state import NONE
@@ -41,16 +43,16 @@ def elr_after(s, lay, isr_after, unclean):
 
 
 @kernel
-def elr_candidates(s, lay, isr, new_elr, up):
+def elr_candidates(s, lay, tally, isr, new_elr, up):
     """Whom a kip966 election may pick among the unfenced replicas `up`, when the ISR is `isr`
     and the ELR `new_elr`: the ISR's live members if the ISR is not empty; else the unfenced
     ELR members; else the last known leader if it is unfenced; else nobody."""
-    if isr:
+    if not holds(tally, ISR_EMPTY, isr == 0):
         return isr & up
-    if new_elr & up:
+    if holds(tally, ELR_MEMBER_UNFENCED, new_elr & up != 0):
         return new_elr & up
     last = last_known_leader(s, lay)
-    if last != NONE and member(up, last):
+    if holds(tally, LAST_LEADER_UNFENCED, last != NONE and member(up, last)):
         return 1 << last
     return 0
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
+from checker.kernel.guards import holds
 
+from .guards import (EXPAND_AT_EPOCH_START, EXPAND_AT_HW, EXPAND_FRESH, EXPAND_ISR_QUORUM, EXPAND_OUTSIDE,
+                     EXPAND_TRUE_LEADER, SHRINK_BEHIND, SHRINK_EPOCH, SHRINK_ISR_QUORUM, SHRINK_MEMBER,
+                     SHRINK_TRUE_LEADER)
 from .controller import controller_update
 from .elr import elr_after, record_elr
 from .hw import advance_hw, is_true_leader
@@ -41,7 +45,7 @@ def epoch_start(s, lay, r):
 
 
 @kernel
-def leader_shrink_isr(s, lay, out, acts, n):
+def leader_shrink_isr(s, lay, out, acts, tally, n):
     """The true leader drops a follower whose remote LEO is behind its own LEO: in abstract time,
     "lagged longer than replica.lag.time.max.ms" may be decided whenever it is behind. Under
     kip903 the controller commits the shrink in a new leader epoch with the same leader
@@ -49,21 +53,23 @@ def leader_shrink_isr(s, lay, out, acts, n):
     that LeaderAndIsr; until then it keeps its old epoch and ISR (Kafka ignores the AlterPartition
     answer of another leader epoch: `Partition.handleAlterPartitionUpdate` @ 3.5.0). (A majority
     quorum has no ISR.)"""
-    if majority_quorum(lay):
+    if not holds(tally, SHRINK_ISR_QUORUM, not majority_quorum(lay)):
         return n
     for ldr in range(lay.replicas):
-        if not is_true_leader(s, lay, ldr):
+        if not holds(tally, SHRINK_TRUE_LEADER, is_true_leader(s, lay, ldr)):
             continue
         view = isr(s, lay, ldr)
         for f in range(lay.replicas):
-            if not (member(view, f) and f != ldr and remote_leo(s, lay, ldr, f) < leo(s, lay, ldr)):
+            if f == ldr or not holds(tally, SHRINK_MEMBER, member(view, f)):
+                continue
+            if not holds(tally, SHRINK_BEHIND, remote_leo(s, lay, ldr, f) < leo(s, lay, ldr)):
                 continue
             shrunk = view & ~(1 << f)
             if not shrink_bumps_leader_epoch(lay):
                 t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
                 write_isr(s, t, lay, ldr, shrunk)
                 n += 1
-            elif controller_epoch(s, lay) < lay.max_epoch:
+            elif holds(tally, SHRINK_EPOCH, controller_epoch(s, lay) < lay.max_epoch):
                 t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
                 controller_update(s, t, lay, ldr, shrunk, elr_after(s, lay, shrunk, 0), controller_offline(s, lay))
                 n += 1
@@ -71,24 +77,27 @@ def leader_shrink_isr(s, lay, out, acts, n):
 
 
 @kernel
-def leader_expand_isr(s, lay, out, acts, n):
+def leader_expand_isr(s, lay, out, acts, tally, n):
     """The true leader adds a follower whose remote LEO has reached its HW (under kip320, also the
     start offset of the leader's current epoch; from kip903 on, only a LEO the follower's
     current incarnation reported, KIP-903's broker epochs, and never a broker the controller has
     fenced: KIP-841, `ReplicationControlManager.ineligibleReplicasForIsr` @ 3.5.0)."""
-    if majority_quorum(lay):
+    if not holds(tally, EXPAND_ISR_QUORUM, not majority_quorum(lay)):
         return n
     for ldr in range(lay.replicas):
-        if not is_true_leader(s, lay, ldr):
+        if not holds(tally, EXPAND_TRUE_LEADER, is_true_leader(s, lay, ldr)):
             continue
         view = isr(s, lay, ldr)
         for f in range(lay.replicas):
             known = remote_leo(s, lay, ldr, f)
-            if member(view, f) or f == ldr or known < hw(s, lay, ldr):
+            if f == ldr or not holds(tally, EXPAND_OUTSIDE, not member(view, f)):
                 continue
-            if fenced(lay) and known < epoch_start(s, lay, ldr):
+            if not holds(tally, EXPAND_AT_HW, known >= hw(s, lay, ldr)):
                 continue
-            if broker_epochs(lay) and (not remote_fresh(s, lay, ldr, f) or member(controller_offline(s, lay), f)):
+            if fenced(lay) and not holds(tally, EXPAND_AT_EPOCH_START, known >= epoch_start(s, lay, ldr)):
+                continue
+            if broker_epochs(lay) and not holds(tally, EXPAND_FRESH, remote_fresh(s, lay, ldr, f)
+                                                and not member(controller_offline(s, lay), f)):
                 continue  # KRaft refuses a stale broker epoch (KIP-903) and a fenced broker (KIP-841)
             t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
             write_isr(s, t, lay, ldr, view | (1 << f))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import (FOLLOWER_ALIVE, FOLLOWER_LEADER_ALIVE, FOLLOWER_LEADER_IN_EPOCH, FOLLOWER_OTHER_LEADER,
+                     FOLLOWER_REQUEST, LEADER_ALIVE, LEADER_REQUEST)
 from .hw import advance_hw, leads_epoch
 from .kinds import BECOME_FOLLOWER, BECOME_LEADER
 from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch, has_request, leo, request_isr,
@@ -40,14 +43,14 @@ def follow(t, lay, r, ldr, e, k):
 
 
 @kernel
-def become_leader(s, lay, out, acts, n):
+def become_leader(s, lay, out, acts, tally, n):
     """The live replica a request names leader, in an epoch above its own, takes the epoch and
     ISR (`take_leadership`)."""
     for r in range(lay.replicas):
-        if not alive(s, lay, r):
+        if not holds(tally, LEADER_ALIVE, alive(s, lay, r)):
             continue
         for e in range(epoch(s, lay, r) + 1, lay.max_epoch + 1):
-            if has_request(s, lay, r, e) and request_leader(s, lay, r, e) == r:
+            if holds(tally, LEADER_REQUEST, has_request(s, lay, r, e) and request_leader(s, lay, r, e) == r):
                 t = emit(s, out, acts, n, action_code(BECOME_LEADER, r, e, 0))
                 take_leadership(t, lay, r, e, request_isr(s, lay, r, e))
                 n += 1
@@ -55,23 +58,24 @@ def become_leader(s, lay, out, acts, n):
 
 
 @kernel
-def become_follower(s, lay, out, acts, n):
+def become_follower(s, lay, out, acts, tally, n):
     """A live replica takes a request naming another leader in an epoch above its own: it
     truncates at its variant's point (the epoch variants ask the live leader; under kip320 only a
     leader already in that epoch answers; a majority quorum truncates nothing here), caps its HW
     there, follows the new leader and drops its in-flight fetch."""
     for r in range(lay.replicas):
-        if not alive(s, lay, r):
+        if not holds(tally, FOLLOWER_ALIVE, alive(s, lay, r)):
             continue
         for e in range(epoch(s, lay, r) + 1, lay.max_epoch + 1):
-            if not has_request(s, lay, r, e):
+            if not holds(tally, FOLLOWER_REQUEST, has_request(s, lay, r, e)):
                 continue
             ldr = request_leader(s, lay, r, e)
-            if ldr == r or ldr == NONE:
+            if not holds(tally, FOLLOWER_OTHER_LEADER, ldr != r and ldr != NONE):
                 continue
-            if asks_leader(lay) and not alive(s, lay, ldr):
+            if asks_leader(lay) and not holds(tally, FOLLOWER_LEADER_ALIVE, alive(s, lay, ldr)):
                 continue
-            if asks_leader(lay) and fenced(lay) and not leads_epoch(s, lay, ldr, e):
+            if asks_leader(lay) and fenced(lay) and not holds(tally, FOLLOWER_LEADER_IN_EPOCH,
+                                                              leads_epoch(s, lay, ldr, e)):
                 continue
             t = emit(s, out, acts, n, action_code(BECOME_FOLLOWER, r, ldr, e))
             follow(t, lay, r, ldr, e, min(truncation_point(s, lay, r, ldr), leo(s, lay, r)))

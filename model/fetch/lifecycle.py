@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import (CHECKPOINT_ALIVE, CHECKPOINT_CHANGED, CLEAN_SHUTDOWNS_LEFT, CLEAN_SHUTDOWN_ALIVE,
+                     CLEAN_SHUTDOWN_ELR, CRASHES_LEFT, CRASH_ALIVE, DISK_LOSSES_LEFT, FLUSH_ALIVE, FLUSH_ASYNC,
+                     FLUSH_UNFLUSHED, RESTART_DOWN, RESTART_EMPTY_DOWN)
 from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART, RESTART_EMPTY
 from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash,
                      count_disk_loss, crashes, disk_losses, drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw,
@@ -50,13 +54,13 @@ def go_down(t, lay, r, how):
 
 
 @kernel
-def crash(s, lay, out, acts, n):
+def crash(s, lay, out, acts, tally, n):
     """Broker r crashes (while crashes remain in the bounds): an unclean shutdown, with no
     clean-shutdown marker left on disk."""
-    if crashes(s, lay) >= lay.max_crashes:
+    if not holds(tally, CRASHES_LEFT, crashes(s, lay) < lay.max_crashes):
         return n
     for r in range(lay.replicas):
-        if alive(s, lay, r):
+        if holds(tally, CRASH_ALIVE, alive(s, lay, r)):
             t = emit(s, out, acts, n, action_code(CRASH, r, 0, 0))
             go_down(t, lay, r, UNCLEAN_STOP)
             n += 1
@@ -64,15 +68,16 @@ def crash(s, lay, out, acts, n):
 
 
 @kernel
-def clean_shutdown(s, lay, out, acts, n):
+def clean_shutdown(s, lay, out, acts, tally, n):
     """Under kip966, broker r shuts down cleanly (while stops remain in the bounds): it flushes
     its log, checkpoints its HW and leaves the clean-shutdown marker, which its registration
     will show the controller. (Elsewhere nothing reads the marker, and Flush, CheckpointHw and
     Crash reach the same states.)"""
-    if not eligible_leaders(lay) or crashes(s, lay) >= lay.max_crashes:
+    if not (holds(tally, CLEAN_SHUTDOWN_ELR, eligible_leaders(lay))
+            and holds(tally, CLEAN_SHUTDOWNS_LEFT, crashes(s, lay) < lay.max_crashes)):
         return n
     for r in range(lay.replicas):
-        if alive(s, lay, r):
+        if holds(tally, CLEAN_SHUTDOWN_ALIVE, alive(s, lay, r)):
             t = emit(s, out, acts, n, action_code(CLEAN_SHUTDOWN, r, 0, 0))
             set_flushed(t, lay, r, leo(t, lay, r))
             set_checkpoint(t, lay, r, hw(t, lay, r))
@@ -82,11 +87,11 @@ def clean_shutdown(s, lay, out, acts, n):
 
 
 @kernel
-def restart(s, lay, out, acts, n):
+def restart(s, lay, out, acts, tally, n):
     """Broker r restarts from disk: HW = min(checkpointed HW, LEO); it knows no epoch or leader
     until a LeaderAndIsr request reaches it."""
     for r in range(lay.replicas):
-        if not alive(s, lay, r):
+        if holds(tally, RESTART_DOWN, not alive(s, lay, r)):
             t = emit(s, out, acts, n, action_code(RESTART, r, 0, 0))
             set_alive(t, lay, r, True)
             set_hw(t, lay, r, min(checkpoint(s, lay, r), leo(s, lay, r)))
@@ -95,16 +100,16 @@ def restart(s, lay, out, acts, n):
 
 
 @kernel
-def restart_empty(s, lay, out, acts, n):
+def restart_empty(s, lay, out, acts, tally, n):
     """Broker r restarts on an empty disk (while disk losses remain in the bounds): its log
     directory was lost or replaced, so it comes back with no records, no epoch cache, HW 0 and no
     clean-shutdown marker, under the same broker id (KIP-903's story, KAFKA-14139). Kafka
     recreates the partition's log empty (`LogManager.getOrCreateLog`) and the broker registers
     with a new broker epoch like any restart."""
-    if disk_losses(s, lay) >= lay.max_disk_losses:
+    if not holds(tally, DISK_LOSSES_LEFT, disk_losses(s, lay) < lay.max_disk_losses):
         return n
     for r in range(lay.replicas):
-        if not alive(s, lay, r):
+        if holds(tally, RESTART_EMPTY_DOWN, not alive(s, lay, r)):
             t = emit(s, out, acts, n, action_code(RESTART_EMPTY, r, 0, 0))
             set_alive(t, lay, r, True)
             truncate(t, lay, r, 0)
@@ -120,10 +125,11 @@ def restart_empty(s, lay, out, acts, n):
 
 
 @kernel
-def checkpoint_hw(s, lay, out, acts, n):
+def checkpoint_hw(s, lay, out, acts, tally, n):
     """A live broker writes its HW to its checkpoint file (Kafka does it periodically)."""
     for r in range(lay.replicas):
-        if alive(s, lay, r) and checkpoint(s, lay, r) != hw(s, lay, r):
+        if holds(tally, CHECKPOINT_ALIVE, alive(s, lay, r)) and holds(tally, CHECKPOINT_CHANGED,
+                                                                       checkpoint(s, lay, r) != hw(s, lay, r)):
             t = emit(s, out, acts, n, action_code(CHECKPOINT_HW, r, 0, 0))
             set_checkpoint(t, lay, r, hw(s, lay, r))
             n += 1
@@ -131,12 +137,13 @@ def checkpoint_hw(s, lay, out, acts, n):
 
 
 @kernel
-def flush(s, lay, out, acts, n):
+def flush(s, lay, out, acts, tally, n):
     """Under flush=async, a live broker flushes its page cache: its whole log is on disk."""
-    if not lay.flush_async:
+    if not holds(tally, FLUSH_ASYNC, lay.flush_async):
         return n
     for r in range(lay.replicas):
-        if alive(s, lay, r) and flushed(s, lay, r) < leo(s, lay, r):
+        if holds(tally, FLUSH_ALIVE, alive(s, lay, r)) and holds(tally, FLUSH_UNFLUSHED,
+                                                                  flushed(s, lay, r) < leo(s, lay, r)):
             t = emit(s, out, acts, n, action_code(FLUSH, r, 0, 0))
             set_flushed(t, lay, r, leo(s, lay, r))
             n += 1

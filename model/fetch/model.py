@@ -11,6 +11,7 @@ from checker.kernel.bridge import Kernel
 from ..params import ModelError
 from . import codec, json_state
 from .bounds import FetchConfig
+from .guards import BOOK
 from .kinds import ACTION_KINDS, ARITIES, REPLICA_ACTS
 from .layout import fetch_layout
 from .retries import produce_outcome
@@ -58,7 +59,7 @@ class FetchModel:
         self.kernel = Kernel("model.fetch.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
                              lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
                              config.replicas, tuple(inv.name for inv in STATE_INVARIANTS),
-                             tuple(prop.name for prop in STEP_PROPERTIES), REPLICA_ACTS)
+                             tuple(prop.name for prop in STEP_PROPERTIES), BOOK, REPLICA_ACTS)
 
     def parameters(self) -> dict[str, Any]:
         """Bounds and configuration, by Python name."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
+from checker.kernel.guards import holds
 
+from .guards import WRITE_ALIVE, WRITE_ENOUGH_INSYNC, WRITE_LEADS, WRITE_NO_RETRIES, WRITE_RECORDS_LEFT, WRITE_ROOM
 from .hw import advance_hw
 from .kinds import PRODUCER_WRITE
 from .isr import enough_insync
@@ -26,17 +28,19 @@ def record_appended(t, lay, r, rid, repoch):
 
 
 @kernel
-def producer_write(s, lay, out, acts, n):
+def producer_write(s, lay, out, acts, tally, n):
     """A write to replica r that believes it leads. With acks=all it is refused
     (NotEnoughReplicas) while r's ISR is smaller than min.insync.replicas (`isr.enough_insync`). The leader appends it
     in its epoch and recomputes its HW. acks=1 acknowledges now; acks=all waits for the HW (see
     `ghost.update_ghost`); acks=0 never answers. Not a step of the retrying producer."""
-    if lay.retries or next_record_id(s, lay) >= lay.max_records:
+    if not (holds(tally, WRITE_NO_RETRIES, not lay.retries)
+            and holds(tally, WRITE_RECORDS_LEFT, next_record_id(s, lay) < lay.max_records)):
         return n
     for r in range(lay.replicas):
-        if not (alive(s, lay, r) and leader(s, lay, r) == r and leo(s, lay, r) < lay.log_size):
+        if not (holds(tally, WRITE_ALIVE, alive(s, lay, r)) and holds(tally, WRITE_LEADS, leader(s, lay, r) == r)
+                and holds(tally, WRITE_ROOM, leo(s, lay, r) < lay.log_size)):
             continue
-        if lay.acks == ACKS_ALL and not enough_insync(s, lay, r):
+        if lay.acks == ACKS_ALL and not holds(tally, WRITE_ENOUGH_INSYNC, enough_insync(s, lay, r)):
             continue
         t = emit(s, out, acts, n, action_code(PRODUCER_WRITE, r, 0, 0))
         rid, e, offset = next_record_id(s, lay), epoch(s, lay, r), leo(s, lay, r)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
+from checker.kernel.guards import holds
 
+from .guards import APPLY_ALIVE, APPLY_RESPONSE, FETCH_ALIVE, FETCH_HAS_LEADER, FETCH_IDLE, SERVE_ALIVE, SERVE_REQUEST
 from .hw import advance_hw
 from .kinds import FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_SERVE_FETCH
 from .layout import (DIVERGING, IDLE, REQUEST, RESPONSE, alive, answer_fetch, clear_fetch, diverge_fetch, diverging_end,
@@ -25,12 +27,13 @@ from .rule_kernels import fenced, majority_quorum
 
 
 @kernel
-def follower_fetch(s, lay, out, acts, n):
+def follower_fetch(s, lay, out, acts, tally, n):
     """A live follower with nothing in flight sends FETCH(offset = its LEO, its leader epoch) to
     the leader it follows."""
     for f in range(lay.replicas):
         ldr = leader(s, lay, f)
-        if alive(s, lay, f) and ldr != f and ldr != NONE and fetch_kind(s, lay, f) == IDLE:
+        if (holds(tally, FETCH_ALIVE, alive(s, lay, f)) and holds(tally, FETCH_HAS_LEADER, ldr != f and ldr != NONE)
+                and holds(tally, FETCH_IDLE, fetch_kind(s, lay, f) == IDLE)):
             t = emit(s, out, acts, n, action_code(FOLLOWER_FETCH, f, 0, 0))
             send_fetch(t, lay, f, ldr, leo(s, lay, f), epoch(s, lay, f))
             n += 1
@@ -38,7 +41,7 @@ def follower_fetch(s, lay, out, acts, n):
 
 
 @kernel
-def leader_serve_fetch(s, lay, out, acts, n):
+def leader_serve_fetch(s, lay, out, acts, tally, n):
     """The live leader handles a follower's FETCH atomically: it records the fetch offset as that
     follower's remote LEO, may advance its HW, and answers with its records from that offset and
     its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 so does a
@@ -47,10 +50,10 @@ def leader_serve_fetch(s, lay, out, acts, n):
     if not, it answers where the two logs stop agreeing (KRaft's DivergingEpoch, found as KIP-279's
     OffsetsForLeaderEpoch exchange finds it) and records nothing."""
     for f in range(lay.replicas):
-        if fetch_kind(s, lay, f) != REQUEST:
+        if not holds(tally, SERVE_REQUEST, fetch_kind(s, lay, f) == REQUEST):
             continue
         ldr = fetch_leader(s, lay, f)
-        if not alive(s, lay, ldr):
+        if not holds(tally, SERVE_ALIVE, alive(s, lay, ldr)):
             continue
         offset = fetch_offset(s, lay, f)
         t = emit(s, out, acts, n, action_code(LEADER_SERVE_FETCH, ldr, f, 0))
@@ -67,7 +70,7 @@ def leader_serve_fetch(s, lay, out, acts, n):
 
 
 @kernel
-def follower_apply_response(s, lay, out, acts, n):
+def follower_apply_response(s, lay, out, acts, tally, n):
     """The follower applies the response: it appends the records that continue its log, as far
     as its log has room (a refusal, or a response for another offset or from a leader it no
     longer follows, is dropped), and sets HW = min(response HW, its LEO). The HW may go down: a
@@ -75,7 +78,8 @@ def follower_apply_response(s, lay, out, acts, n):
     the suffix of its log past the offset where it agrees with the leader; it fetches again."""
     for f in range(lay.replicas):
         kind = fetch_kind(s, lay, f)
-        if not alive(s, lay, f) or kind == IDLE or kind == REQUEST:
+        if not (holds(tally, APPLY_ALIVE, alive(s, lay, f))
+                and holds(tally, APPLY_RESPONSE, kind != IDLE and kind != REQUEST)):
             continue
         t = emit(s, out, acts, n, action_code(FOLLOWER_APPLY_RESPONSE, f, 0, 0))
         n += 1

@@ -22,8 +22,11 @@ send completes the record, and whatever the leader does with it is never answere
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import (ACK_APPENDED, ACK_ARRIVES, ACK_RETRIES, PRODUCE_REQUEST, PRODUCE_RETRIES, PRODUCE_ROOM,
+                     SEND_FAILED, SEND_IN_FLIGHT, SEND_LEADER, SEND_RETRIES, TIMEOUT_RETRIES, TIMEOUT_WAITING)
 from .hw import advance_hw, leads_epoch
 from .idempotence import in_sequence, sequence_offset
 from .isr import enough_insync
@@ -54,19 +57,21 @@ def in_flight(s, lay):
 
 
 @kernel
-def producer_send(s, lay, out, acts, n):
+def producer_send(s, lay, out, acts, tally, n):
     """The producer sends record rid to a live replica that believes it leads (its metadata may
     be stale): the next new record while fewer than max.in.flight records are in flight, or a
     failed one again (a retry keeps its place in the window). The request joins that broker's
     connection behind those sent before it. With acks=0 the send completes the record."""
+    if not holds(tally, SEND_RETRIES, lay.retries):
+        return n
     fresh = next_record_id(s, lay)
     for rid in range(min(fresh + 1, producer_records(lay))):
-        if rid == fresh and in_flight(s, lay) >= lay.max_in_flight:
+        if rid == fresh and not holds(tally, SEND_IN_FLIGHT, in_flight(s, lay) < lay.max_in_flight):
             continue
-        if rid < fresh and send_status(s, lay, rid) != FAILED:
+        if rid < fresh and not holds(tally, SEND_FAILED, send_status(s, lay, rid) == FAILED):
             continue
         for r in range(lay.replicas):
-            if not (alive(s, lay, r) and leader(s, lay, r) == r):
+            if not holds(tally, SEND_LEADER, alive(s, lay, r) and leader(s, lay, r) == r):
                 continue
             t = emit(s, out, acts, n, action_code(PRODUCER_SEND, rid, r, 0))
             if rid == fresh:
@@ -113,18 +118,20 @@ def answer(t, lay, rid, r, offset):
 
 
 @kernel
-def leader_handle_produce(s, lay, out, acts, n):
+def leader_handle_produce(s, lay, out, acts, tally, n):
     """Broker r handles the first produce request its connection holds (`produce_outcome`). An
     error goes back to the producer: the record failed. A duplicate is not appended and is
     answered with the original's offset. An append goes in r's epoch and r recomputes its HW,
     as for a write; it is not enabled while r's log is full (a bound of the model)."""
+    if not holds(tally, PRODUCE_RETRIES, lay.retries):
+        return n
     for r in range(lay.replicas):
         i = first_request_to(s, lay, r)
-        if i < 0:
+        if not holds(tally, PRODUCE_REQUEST, i >= 0):
             continue
         rid = produce_request_record(s, lay, i)
         outcome = produce_outcome(s, lay, r, rid)
-        if outcome == APPEND and leo(s, lay, r) >= lay.log_size:
+        if outcome == APPEND and not holds(tally, PRODUCE_ROOM, leo(s, lay, r) < lay.log_size):
             continue
         t = emit(s, out, acts, n, action_code(LEADER_HANDLE_PRODUCE, r, rid, 0))
         drop_produce_request(t, lay, i)
@@ -155,11 +162,14 @@ def answer_arrives(s, lay, rid):
 
 
 @kernel
-def producer_receive_ack(s, lay, out, acts, n):
+def producer_receive_ack(s, lay, out, acts, tally, n):
     """The producer receives the success answer for an appended record: it is acknowledged (the
     ghost `acked` records where, for `acked-survives`)."""
+    if not holds(tally, ACK_RETRIES, lay.retries):
+        return n
     for rid in range(producer_records(lay)):
-        if send_status(s, lay, rid) != APPENDED or not answer_arrives(s, lay, rid):
+        if not (holds(tally, ACK_APPENDED, send_status(s, lay, rid) == APPENDED)
+                and holds(tally, ACK_ARRIVES, answer_arrives(s, lay, rid))):
             continue
         t = emit(s, out, acts, n, action_code(PRODUCER_RECEIVE_ACK, rid, 0, 0))
         if lay.ghost:
@@ -170,14 +180,16 @@ def producer_receive_ack(s, lay, out, acts, n):
 
 
 @kernel
-def producer_timeout(s, lay, out, acts, n):
+def producer_timeout(s, lay, out, acts, tally, n):
     """A sent record's request, or an appended record's answer, is lost: the leader crashed, the
     network dropped it, or request.timeout.ms passed (time is abstract, so at any moment). The
     record failed and waits for a retry; a request still in flight is withdrawn. After an
     append this is what makes a retry duplicate a record."""
+    if not holds(tally, TIMEOUT_RETRIES, lay.retries):
+        return n
     for rid in range(producer_records(lay)):
         status = send_status(s, lay, rid)
-        if status != SENT and status != APPENDED:
+        if not holds(tally, TIMEOUT_WAITING, status == SENT or status == APPENDED):
             continue
         t = emit(s, out, acts, n, action_code(PRODUCER_TIMEOUT, rid, 0, 0))
         for i in range(produce_request_count(s, lay)):

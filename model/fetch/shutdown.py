@@ -21,7 +21,10 @@ bounced broker to fail first, and needs an epoch where its partition change writ
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 
+from .guards import (CONTROLLED_ISR_QUORUM, CONTROLLED_NO_BOUNCE, CONTROLLED_ON, CONTROLLED_REGISTERED,
+                     CONTROLLED_STOPS_LEFT)
 from .controller import bounced, fail
 from .kinds import CONTROLLED_SHUTDOWN
 from .elr import registered
@@ -39,17 +42,21 @@ def stop_cleanly(t, lay, r):
 
 
 @kernel
-def controlled_shutdown(s, lay, out, acts, n):
+def controlled_shutdown(s, lay, out, acts, tally, n):
     """A live broker the controller counts alive and registered shuts down in a controlled way
     (while stops remain in the bounds): one successor per outcome of the controller moving its
     leadership and ISR membership (`controller.fail`), in each of which it then stops cleanly."""
-    if not lay.controlled_shutdown or majority_quorum(lay) or crashes(s, lay) >= lay.max_crashes or bounced(s, lay):
+    if not (holds(tally, CONTROLLED_ON, lay.controlled_shutdown)
+            and holds(tally, CONTROLLED_ISR_QUORUM, not majority_quorum(lay))
+            and holds(tally, CONTROLLED_STOPS_LEFT, crashes(s, lay) < lay.max_crashes)
+            and holds(tally, CONTROLLED_NO_BOUNCE, bounced(s, lay) == 0)):
         return n
     for r in range(lay.replicas):
-        if not alive(s, lay, r) or member(controller_offline(s, lay), r) or not registered(s, lay, r):
+        if not holds(tally, CONTROLLED_REGISTERED, alive(s, lay, r) and not member(controller_offline(s, lay), r)
+                     and registered(s, lay, r)):
             continue
         first = n
-        n = fail(s, lay, out, acts, n, CONTROLLED_SHUTDOWN, r)
+        n = fail(s, lay, out, acts, tally, n, CONTROLLED_SHUTDOWN, r)
         for j in range(first, n):
             stop_cleanly(out[j], lay, r)
     return n

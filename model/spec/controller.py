@@ -29,7 +29,7 @@ def controller_update(t, lay, new_leader, new_isr):
 
 
 @kernel
-def controller_elect_leader(s, lay, out, acts, n):
+def controller_elect_leader(s, lay, out, acts, tally, n):
     """Clean leader election: the controller picks any ISR member other than the current
     leader and bumps the epoch. It may do so at any time (broker failure, rebalancing)."""
     if not epochs_left(s, lay):
@@ -44,7 +44,7 @@ def controller_elect_leader(s, lay, out, acts, n):
 
 
 @kernel
-def controller_shrink_isr(s, lay, out, acts, n):
+def controller_shrink_isr(s, lay, out, acts, tally, n):
     """A broker fails or shuts down and the controller takes it out of the ISR. If it was the
     leader the partition is left leaderless (election is a separate step); a sole ISR member
     that fails stays in the ISR, so there is always someone to elect. Failed brokers are not

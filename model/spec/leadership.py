@@ -34,7 +34,7 @@ def quorum_isr_update(t, lay, r, new_isr):
 
 
 @kernel
-def become_leader(s, lay, out, acts, n):
+def become_leader(s, lay, out, acts, tally, n):
     """The replica named leader by a LeaderAndIsr request with an epoch above its own takes the
     epoch and the ISR. It keeps its log and its HW, which typically lags the previous
     leader's true HW."""
@@ -48,7 +48,7 @@ def become_leader(s, lay, out, acts, n):
 
 
 @kernel
-def leader_write(s, lay, out, acts, n):
+def leader_write(s, lay, out, acts, tally, n):
     """A replica that presumes leadership appends a producer write, stamped with its own
     leader epoch, while writes and log space remain. Zombie leaders accept writes too: only
     replication and ISR fencing protect the partition from them."""

@@ -16,7 +16,7 @@ from .state import NONE
 
 
 @kernel
-def leader_inc_high_watermark(s, lay, out, acts, n):
+def leader_inc_high_watermark(s, lay, out, acts, tally, n):
     """The leader advances its HW by one offset: the records below it become committed and
     visible to consumers. (Fetch requests are not modelled: all ISR members could have
     fetched, and this is the step in which the leader learns it.)"""
@@ -29,7 +29,7 @@ def leader_inc_high_watermark(s, lay, out, acts, n):
 
 
 @kernel
-def leader_shrink_isr(s, lay, out, acts, n):
+def leader_shrink_isr(s, lay, out, acts, tally, n):
     """The leader drops a lagging follower from the ISR, through a fenced quorum write."""
     for ldr in range(lay.replicas):
         if not is_true_leader(s, lay, ldr):
@@ -44,7 +44,7 @@ def leader_shrink_isr(s, lay, out, acts, n):
 
 
 @kernel
-def leader_expand_isr(s, lay, out, acts, n):
+def leader_expand_isr(s, lay, out, acts, tally, n):
     """The leader adds a caught-up follower back to the ISR, through a fenced quorum write."""
     for ldr in range(lay.replicas):
         if not is_true_leader(s, lay, ldr):
@@ -59,7 +59,7 @@ def leader_expand_isr(s, lay, out, acts, n):
 
 
 @kernel
-def follower_replicate(s, lay, out, acts, n):
+def follower_replicate(s, lay, out, acts, tally, n):
     """A follower copies the leader's record at its LEO and takes the leader's HW, capped by
     its own new LEO (a follower's HW is never above its log end)."""
     for ldr in range(lay.replicas):
@@ -77,7 +77,7 @@ def follower_replicate(s, lay, out, acts, n):
 
 
 @kernel
-def become_follower(s, lay, out, acts, n):
+def become_follower(s, lay, out, acts, tally, n):
     """A replica receives a LeaderAndIsr request naming another replica leader in an epoch
     above its own: it truncates its log at the variant's truncation point, caps its HW
     there, and follows the new leader. Not enabled when the point lies beyond its log."""

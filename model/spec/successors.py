@@ -11,18 +11,18 @@ from .replication import (become_follower, follower_replicate, leader_expand_isr
 
 
 @kernel
-def successors(s, lay, out, acts):
+def successors(s, lay, out, acts, tally):
     """Write every enabled step from state `s` into `out` (rows) and `acts` (action codes);
     return how many there are."""
-    n = controller_elect_leader(s, lay, out, acts, 0)
-    n = controller_shrink_isr(s, lay, out, acts, n)
-    n = become_leader(s, lay, out, acts, n)
-    n = leader_write(s, lay, out, acts, n)
-    n = leader_inc_high_watermark(s, lay, out, acts, n)
-    n = leader_shrink_isr(s, lay, out, acts, n)
-    n = leader_expand_isr(s, lay, out, acts, n)
-    n = follower_replicate(s, lay, out, acts, n)
-    return become_follower(s, lay, out, acts, n)
+    n = controller_elect_leader(s, lay, out, acts, tally, 0)
+    n = controller_shrink_isr(s, lay, out, acts, tally, n)
+    n = become_leader(s, lay, out, acts, tally, n)
+    n = leader_write(s, lay, out, acts, tally, n)
+    n = leader_inc_high_watermark(s, lay, out, acts, tally, n)
+    n = leader_shrink_isr(s, lay, out, acts, tally, n)
+    n = leader_expand_isr(s, lay, out, acts, tally, n)
+    n = follower_replicate(s, lay, out, acts, tally, n)
+    return become_follower(s, lay, out, acts, tally, n)
 
 
 def max_successors(lay) -> int:
