@@ -380,6 +380,7 @@ def check():
               help="spark: master URL (local[N], spark://host:7077, ...); default: the embedded local[*]")
 @click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
               help="spark (walkers as Spark tasks) or local (one Python process)")
+@coverage_option
 @junit_option
 @runs("simulate:simulate")
 def simulate():
@@ -448,6 +449,7 @@ def resume():
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant or witness to check (repeatable; default: every invariant of the model)")
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
+@coverage_option
 @junit_option
 @engine_options
 @runs("compare:compare")
@@ -518,6 +520,7 @@ def ablate():
               help="invariant or witness to check (repeatable; default for fetch: acked-survives and "
                    "committed-survives)")
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
+@coverage_option
 @junit_option
 @engine_options
 @runs("sweep:sweep_command")

@@ -17,6 +17,11 @@ steps had each named event (an unclean election, say) and at which depth the fir
 action or event that never fired, `blocked_by` names its guard that was false every time it
 was tested, or else the one false most often.
 
+A simulation keeps the same figures over its walks, with two differences: `enabled` counts the
+steps of walks at which the kind was enabled (not states), and there is no `new` (walks keep
+no visited set). Its events count the steps a walk could have taken with them (a walk looks
+at every enabled step and takes one).
+
 `fired` sums to the run's generated states. The initial states are counted as the pseudo-action
 `Init`, which takes no step (fired 0) and finds every initial state (new), so that `new` sums
 to the run's distinct states.
@@ -92,6 +97,25 @@ class Coverage:
             self.tally_first[(self.tally_first < 0) & (tally[:, REACHED] > 0)] = depth
             self.tally += tally
 
+    def took(self, kind: int, actor: int, step: int) -> None:
+        """A walk took a step of `kind` by `actor` as its step number `step` (simulation; the
+        compiled walk counts the same in place)."""
+        self.fired[kind, actor] += 1
+        for column in (actor, ANY_ACTOR):
+            if self.first[kind, column] < 0 or step < self.first[kind, column]:
+                self.first[kind, column] = step
+
+    def merge(self, other: "Coverage") -> None:
+        """Add another set of walks' coverage (Spark tasks' walkers, in any order): counts add
+        up, first depths are the earlier of the two."""
+        for name in ("fired", "enabled", "new", "tally"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("first", "tally_first"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            setattr(self, name, np.where((mine < 0) | ((theirs >= 0) & (theirs < mine)), theirs, mine))
+        self.expanded += other.expanded
+        self.initial += other.initial
+
     def add_new(self, new: np.ndarray) -> None:
         """One level's new states per (kind, actor) (`new_counts`)."""
         self.new += new
@@ -104,9 +128,11 @@ class Coverage:
                 for k in sorted(range(len(self.kinds)), key=lambda k: self.kinds[k]) if fired[k]}
 
     def never_fired(self) -> list[str]:
-        """The action kinds no step of which was taken, in the model's order (`to_json` adds
-        the events that never happened)."""
-        return [name for name, fired in zip(self.kinds, self.fired.sum(axis=1).tolist()) if not fired]
+        """The action kinds no step of which was taken, in the model's order, then the named
+        events no step had."""
+        kinds = [name for name, fired in zip(self.kinds, self.fired.sum(axis=1).tolist()) if not fired]
+        return kinds + [entry.name for g, entry in enumerate(self.guards.entries)
+                        if entry.event and not self.tally[g, REACHED]]
 
     def row(self, k: int, actor: int = ANY_ACTOR) -> dict[str, Any]:
         """Kind k's figures (for one acting replica, or whoever acts)."""
@@ -120,7 +146,7 @@ class Coverage:
         """The replicas for which kind k has figures of its own (none unless a replica acts)."""
         if not self.replica_acts[k]:
             return []
-        return [a for a in range(ACTORS) if self.enabled[k, a]]
+        return [a for a in range(ACTORS) if self.enabled[k, a] or self.fired[k, a]]
 
     def guard_rows(self, owner: str) -> list[dict[str, Any]]:
         """The guards of action kind or event `owner`: each one's name, how often it was tested
@@ -149,6 +175,24 @@ class Coverage:
                                      "guards": self.guard_rows(entry.name)}
         return found
 
+    def walks_json(self) -> dict[str, Any]:
+        """The `coverage` object of `simulate --coverage --json` (see the module docstring):
+        per action its enabled steps, steps taken, first step number and guards; per event the
+        steps it was possible at."""
+        doc = self.to_json()
+        for name, row in doc["actions"].items():
+            row.pop("new", None)
+            for replica in row.get("by_replica", {}).values():
+                replica.pop("new", None)
+                replica.pop("enabled", None)
+        doc["actions"].pop(INIT)
+        for name, row in doc["events"].items():
+            row["possible"] = row.pop("fired")
+            row.pop("first_depth")
+        doc.pop("states_expanded")
+        doc.pop("initial_states")
+        return doc
+
     def to_json(self) -> dict[str, Any]:
         """The `coverage` object of a JSON result: states expanded, initial states, per action
         (Init first, then the model's kinds in its order, fired or not) its figures, its guards
@@ -165,9 +209,8 @@ class Coverage:
         events = self.events()
         for name, row in events.items():
             self._explain(name, row)
-        never = self.never_fired() + [name for name, row in events.items() if not row["fired"]]
         return {"states_expanded": self.expanded, "initial_states": self.initial, "actions": actions,
-                "events": events, "never_fired": never}
+                "events": events, "never_fired": self.never_fired()}
 
     def _explain(self, name: str, row: dict[str, Any]) -> None:
         """Add `guards` (where the model names them) and, for what never fired, `blocked_by`."""

@@ -14,6 +14,29 @@ def coverage_json(result: CheckResult) -> dict[str, Any] | None:
     return result.coverage.to_json() if result.coverage is not None else None
 
 
+def coverage_warnings(result: CheckResult) -> list[dict[str, Any]]:
+    """For a complete search, each action or event the rules and configuration switch on
+    (`CheckResult.relied_on`) that never fired: its name, what blocked it, and a sentence. A run
+    that holds only because a bound kept the interesting behaviour out says so."""
+    coverage = result.coverage
+    if coverage is None or not result.complete:
+        return []
+    never = set(coverage.never_fired())
+    warnings = []
+    for name in result.relied_on:
+        if name in never:
+            why = why_not(coverage, name)
+            warnings.append({"never_fired": name, "blocked_by": coverage.blocked_by(name),
+                             "message": f"{name} never fired at these bounds" + (f" (guard {why})" if why else "")})
+    return warnings
+
+
+def warning_lines(result: CheckResult) -> list[str]:
+    """The coverage warnings as the lines under a verdict: 'holds, but ... never fired ...'."""
+    lead = "holds, but " if result.ok else "but "
+    return [lead + warning["message"] for warning in coverage_warnings(result)]
+
+
 def coverage_tables(result: CheckResult) -> list[Table]:
     """The `--coverage` tables: the actions, then the model's named events (if it has any)."""
     coverage = result.coverage
@@ -65,10 +88,56 @@ def why_not(coverage, name: str) -> str:
     if blocked is None:
         return ""
     if blocked["always"]:
-        return f"{blocked['guard']}: false all {blocked['tested']:,} times tested"
-    return f"{blocked['guard']}: false {blocked['false']:,} of {blocked['tested']:,} times"
+        return f"'{blocked['guard']}' false all {blocked['tested']:,} times tested"
+    return f"'{blocked['guard']}' false {blocked['false']:,} of {blocked['tested']:,} times tested"
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
     first = row["first_depth"]
     return [f"{row['enabled']:,}", f"{row['fired']:,}", f"{row['new']:,}", "never" if first is None else str(first)]
+
+
+def coverage_matrix(results: list[CheckResult]) -> Table:
+    """Runs side by side (a comparison's variants): per action and event, the steps each run
+    fired, 'never' (dimmed) where it never fired; the first depth in brackets."""
+    table = Table(title="coverage: steps fired (first depth)", title_justify="left")
+    table.add_column("action or event")
+    for r in results:
+        table.add_column(r.variant or r.model, justify="right")
+    rows: dict[str, list[str]] = {}
+    for i, r in enumerate(results):
+        coverage = r.coverage
+        figures = [(name, coverage.row(k)) for k, name in enumerate(coverage.kinds)]
+        figures += list(coverage.events().items())
+        for name, row in figures:
+            cells = rows.setdefault(name, ["-"] * len(results))
+            cells[i] = (f"{row['fired']:,} ({row['first_depth']})" if row["fired"] else "[dim]never[/]")
+    for name, cells in rows.items():
+        table.add_row(name, *cells)
+    return table
+
+
+def walk_coverage_tables(coverage) -> list[Table]:
+    """A simulation's coverage: per action the steps of walks at which it was enabled, the steps
+    taken and the earliest step number taken, with why an action never taken was not; per
+    event the steps at which it was possible."""
+    table = Table(title="coverage over the walks", title_justify="left")
+    for column, justify in (("action", "left"), ("enabled at", "right"), ("taken", "right"),
+                            ("first step", "right"), ("why not", "left")):
+        table.add_column(column, justify=justify)
+    for k, name in enumerate(coverage.kinds):
+        row = coverage.row(k)
+        first = row["first_depth"]
+        table.add_row(name, f"{row['enabled']:,}", f"{row['fired']:,}", "never" if first is None else str(first),
+                      "" if row["fired"] else why_not(coverage, name), style=None if row["fired"] else "dim")
+    tables = [table]
+    events = coverage.events()
+    if events:
+        table = Table(title="events", title_justify="left")
+        for column, justify in (("event", "left"), ("possible at", "right"), ("why not", "left")):
+            table.add_column(column, justify=justify)
+        for name, row in events.items():
+            table.add_row(name, f"{row['fired']:,}", "" if row["fired"] else why_not(coverage, name),
+                          style=None if row["fired"] else "dim")
+        tables.append(table)
+    return tables

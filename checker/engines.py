@@ -72,10 +72,10 @@ def simulation_session(engine: str, *, master: str | None = None, partitions: in
 
     if engine == "local":
         def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, on_batch=None):
-            run = walker(model, properties, max_depth, swarm, seed, weights).run
+            walks_here = walker(model, properties, max_depth, swarm, seed, weights)
             numbers = range(walks) if walks is not None else itertools.count()
             deadline = None if seconds is None else time.monotonic() + seconds
-            return run_walks(run, numbers, deadline, Tally(), on_batch)
+            return run_walks(walks_here.run, numbers, deadline, Tally(coverage=walks_here.coverage), on_batch)
         yield simulate
         return
     from .spark_context import spark_context

@@ -226,8 +226,9 @@ def manifest_suite(name: str, answered, file: str | None = None) -> ET.Element:
     shortest trace length than expected; `file` and the entry's line locate it."""
     cases = []
     for expectation, result, seconds in answered:
-        verdict, steps = expectation.found(result)
-        found = verdict + (f" in {steps} steps" if steps is not None else "")
+        from .manifest import found_text
+
+        found = found_text(*expectation.found(result), expectation.silent(result))
         cls = classname(expectation.model, expectation.variant, expectation.given)
         where = {"file": file, "line": expectation.line}
         if expectation.surprised(result):

@@ -10,6 +10,7 @@ notices when a change to a model or to the checker changes a known result.
     property = "strong-isr"           # an invariant or a witness of the model
     outcome = "violated"              # invariants: holds | violated; witnesses: reachable | unreachable
     steps = 8                         # optional, with violated or reachable: the shortest trace's length
+    fires = ["ElrElection"]           # optional: actions or events the search must see happen (coverage)
     note = "KAFKA-1211"               # optional: free text, shown in the table
 
 Expectations with the same model, variant and bounds share one search, which checks all of
@@ -31,7 +32,7 @@ from typing import Any
 from traces.store import MAX_STEPS, UnreadableFile, read_text_file
 from traces.text import QUOTED_CHARACTERS, quoted
 
-KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "note")
+KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "fires", "note")
 """The keys an [[expect]] entry may have."""
 REQUIRED = ("model", "property", "outcome")
 """The keys every [[expect]] entry must have."""
@@ -74,8 +75,9 @@ class ManifestError(ValueError):
 class Expectation:
     """One [[expect]] entry: the model and variant (the model's default filled in), the bounds
     as written (Python names) and in full (defaults filled in), the property, the expected
-    outcome and shortest trace length (None: any), a note, its place among the entries (from 1)
-    and the line of its header (None when the file does not write it as [[expect]])."""
+    outcome and shortest trace length (None: any), the actions and events that must fire in the
+    search (`checker.coverage`), a note, its place among the entries (from 1) and the line of its
+    header (None when the file does not write it as [[expect]])."""
 
     model: str
     variant: str | None
@@ -84,14 +86,22 @@ class Expectation:
     prop: str
     outcome: str
     steps: int | None = None
+    fires: tuple[str, ...] = ()
     note: str = ""
     number: int = 0
     line: int | None = None
 
     @property
     def expected(self) -> str:
-        """The expectation in words: 'violated in 8 steps', 'holds', 'reachable'."""
-        return self.outcome + (f" in {self.steps} steps" if self.steps is not None else "")
+        """The expectation in words: 'violated in 8 steps', 'holds', 'reachable', with the
+        actions and events it expects to fire: 'holds; fires ElrElection'."""
+        fires = f"; fires {', '.join(self.fires)}" if self.fires else ""
+        return self.outcome + (f" in {self.steps} steps" if self.steps is not None else "") + fires
+
+    def silent(self, result) -> list[str]:
+        """Which of the actions and events this expects to fire never did in the search."""
+        never = set(result.coverage.never_fired())
+        return [name for name in self.fires if name in never]
 
     def found(self, result) -> tuple[str, int | None]:
         """What a search (a `checker.result.CheckResult` of this model instance) found for the
@@ -102,7 +112,7 @@ class Expectation:
     def surprised(self, result) -> bool:
         """The search found another outcome, or another shortest trace length than stated."""
         verdict, steps = self.found(result)
-        return verdict != self.outcome or (self.steps is not None and steps != self.steps)
+        return verdict != self.outcome or (self.steps is not None and steps != self.steps) or bool(self.silent(result))
 
 
 @dataclass
@@ -115,9 +125,11 @@ class Group:
     expectations: list[Expectation] = field(default_factory=list)
 
 
-def found_text(verdict: str, steps: int | None) -> str:
-    """A found outcome in words, as `Expectation.expected` words an expected one."""
-    return verdict + (f" in {steps} steps" if steps is not None else "")
+def found_text(verdict: str, steps: int | None, silent: list[str] = ()) -> str:
+    """A found outcome in words, as `Expectation.expected` words an expected one, naming the
+    expected actions and events that never fired."""
+    return verdict + (f" in {steps} steps" if steps is not None else "") + (
+        f"; {', '.join(silent)} never fired" if silent else "")
 
 
 def load(path: Path) -> list[Group]:
@@ -262,7 +274,21 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
         if outcome not in FOUND:
             raise ValueError(f"steps applies to outcome {' or '.join(FOUND)} (a shortest trace), not {outcome}")
     return Expectation(kind.name, model.variant, given, dict(model.parameters()), prop.name, outcome, steps,
-                       note, number, line)
+                       _fires(model, entry.get("fires", [])), note, number, line)
+
+
+def _fires(model, fires) -> tuple[str, ...]:
+    """The entry's `fires`: a list of the model's action kinds and named events (ValueError
+    naming an unknown one)."""
+    if not isinstance(fires, list) or not all(isinstance(name, str) for name in fires):
+        raise ValueError(f"fires must be a list of action or event names such as [\"ElrElection\"], got {quoted(fires)}")
+    kernel = getattr(model, "kernel", None)
+    known = list(model.action_kinds()) + (kernel.guards.event_names() if kernel is not None else [])
+    for name in fires:
+        if name not in known:
+            raise ValueError(f"fires names {quoted(name)}, no action or event of model {model.name} "
+                             f"(choose from {', '.join(known)})")
+    return tuple(fires)
 
 
 def _variant(kind, entry: dict) -> str | None:

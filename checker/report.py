@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from .coverage_report import coverage_json
+from .coverage_report import coverage_json, coverage_warnings
 from .result import CheckResult
 from .stopping import COMPLETE, DECIDED, DEPTH_LIMIT, FIRST_VIOLATION
 from .tradeoffs import answer, cell
@@ -40,6 +40,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str], coverage: b
     counts states: its figures are one higher)."""
     invariants = {name: property_to_json(result, name, trace_files.get(name)) for name in result.invariants}
     shown = {"coverage": coverage_json(result)} if coverage else {}
+    shown["coverage_warnings"] = coverage_warnings(result)
     return {
         "model": result.model,
         "variant": result.variant,
@@ -159,8 +160,10 @@ def compared_properties(results: list[CheckResult]) -> list[str]:
     return list(dict.fromkeys(name for r in results for name in r.invariants))
 
 
-def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, str], str]) -> dict[str, Any]:
-    """Variants side by side as JSON: per variant its figures and per-invariant verdicts."""
+def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, str], str],
+                       coverage: bool = False) -> dict[str, Any]:
+    """Variants side by side as JSON: per variant its figures and per-invariant verdicts (and
+    its coverage when asked for)."""
     first = results[0]
     return {
         "model": first.model,
@@ -170,8 +173,8 @@ def comparison_to_json(results: list[CheckResult], trace_files: dict[tuple[str, 
         "symmetry": first.symmetry,
         "invariants": compared_properties(results),
         "witnesses": list(dict.fromkeys(w for r in results for w in r.witnesses)),
-        "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant})
-                     for r in results},
+        "variants": {r.variant: result_to_json(r, {inv: f for (v, inv), f in trace_files.items() if v == r.variant},
+                                               coverage) for r in results},
     }
 
 
@@ -244,9 +247,9 @@ def sweep_markdown(runs: list, invariants: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sweep_to_json(runs: list) -> dict[str, Any]:
+def sweep_to_json(runs: list, coverage: bool = False) -> dict[str, Any]:
     """Every configuration with its full result."""
-    return {"runs": [{"configuration": config, "result": result_to_json(result, {})} for config, result in runs]}
+    return {"runs": [{"configuration": config, "result": result_to_json(result, {}, coverage)} for config, result in runs]}
 
 
 def tradeoff_table(runs: list, questions) -> Table:

@@ -84,13 +84,17 @@ class CheckResult:
     """Every rule's choice (rule -> choice) under the variant, for a model with rules."""
     coverage: "Coverage | None" = None
     """What the search exercised (`checker.coverage.Coverage`), per action kind and replica."""
+    relied_on: tuple[str, ...] = ()
+    """The actions and events the model's rules and configuration switch on (a model's
+    `relied_on()`): a complete run in which one never fired says so (`coverage_warnings`)."""
 
     @classmethod
     def of(cls, model, properties, engine: str, **options) -> "CheckResult":
         """An empty result of checking `properties` (invariants and witnesses) on `model`."""
+        relied_on = getattr(model, "relied_on", None)
         return cls(model.name, model.variant, dict(model.parameters()), engine, [p.name for p in properties],
                    tuple(p.name for p in properties if p.witness), rules=dict(getattr(model, "rules", None) or {}),
-                   **options)
+                   relied_on=tuple(relied_on()) if relied_on is not None else (), **options)
 
     @property
     def complete(self) -> bool:

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from .fingerprint import fingerprint
-from .kernel.guards import empty_tally
+from .coverage import ANY_ACTOR, Coverage
 from .kernel.fingerprint import fingerprint as row_fingerprint
 from .invariant import StepProperty
 from .kernel.prng import draw, mix, walk_seed
@@ -57,14 +57,16 @@ class Found:
 @dataclass
 class Tally:
     """What a set of walks saw: how many walks, states visited (each walk's initial state and
-    every state it reached), the deepest walk, a sketch of the distinct states, and per property
-    the best violating walk."""
+    every state it reached), the deepest walk, a sketch of the distinct states, per property
+    the best violating walk, and the walks' coverage (`checker.coverage`; the walker's own,
+    which it fills as it walks)."""
 
     walks: int = 0
     states: int = 0
     deepest: int = 0
     sketch: DistinctSketch = field(default_factory=DistinctSketch)
     found: dict[str, Found] = field(default_factory=dict)
+    coverage: Coverage | None = None
 
     def record(self, walk: int, depth: int, violated: list[str], actions: tuple, fps: np.ndarray) -> None:
         """Add one walk's outcome."""
@@ -86,6 +88,11 @@ class Tally:
         for name, found in other.found.items():
             if found.better_than(self.found.get(name)):
                 self.found[name] = found
+        if other.coverage is not None:
+            if self.coverage is None:
+                self.coverage = other.coverage
+            else:
+                self.coverage.merge(other.coverage)
 
 
 def dropped_kinds(state, kinds: int, swarm: bool) -> int:
@@ -128,7 +135,7 @@ class KernelWalker:
         self.weights = np.zeros((len(kernel.action_kinds), ACTORS + 1), np.int64)
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
         self.acts = np.zeros(kernel.max_successors, np.int64)
-        self.tally = empty_tally(kernel.guards)
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards)
         self.allowed = np.zeros(kernel.max_successors, np.int64)
         self.path = np.zeros(max(max_depth, 1), np.int64)
         self.fps = np.zeros(max(max_depth, 1) + 1, np.int64)
@@ -140,9 +147,9 @@ class KernelWalker:
         weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
                              self.weights)
         depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, weights,
-                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.tally,
-                                            self.allowed,
-                                            self.path, self.fps[1:])
+                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.coverage.tally,
+                                            self.allowed, self.path, self.fps[1:], self.coverage.fired,
+                                            self.coverage.enabled, self.coverage.first)
         self.fps[0] = self.initial_fp
         violated = [n for i, n in enumerate(self.invariant_names) if n and v >> i & 1]
         violated += [n for i, n in enumerate(self.step_names) if n and broken >> i & 1]
@@ -158,6 +165,7 @@ class PlainWalker:
         self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
         self.steps = [p for p in properties if isinstance(p, StepProperty)]
         self.kinds = {kind: i for i, kind in enumerate(model.action_kinds())}
+        self.coverage = Coverage(tuple(self.kinds))
 
     def run(self, walk: int) -> tuple[int, list[str], tuple, np.ndarray]:
         """As `KernelWalker.run`, with action values for actions."""
@@ -167,7 +175,10 @@ class PlainWalker:
         fps, actions = [fingerprint(s)], []
         violated = [p.name for p in self.invariants if not p.holds(s)]
         while not violated and len(actions) < self.max_depth:
-            options = [(a, t) for a, t in self.model.successors(s) if weights[self.kinds[a[0]], ACTORS]]
+            steps = list(self.model.successors(s))
+            for kind in {self.kinds[a[0]] for a, _ in steps}:
+                self.coverage.enabled[kind, ANY_ACTOR] += 1
+            options = [(a, t) for a, t in steps if weights[self.kinds[a[0]], ACTORS]]
             if not options:
                 break
             kinds = sorted({self.kinds[a[0]] for a, _ in options})
@@ -175,6 +186,7 @@ class PlainWalker:
             options = [(a, t) for a, t in options if self.kinds[a[0]] == kind]
             state, (action, t) = weighted_pick(state, options, [weights[kind, actor_of(a)] for a, _ in options])
             violated = [p.name for p in self.steps if not p.holds(s, action, t)]
+            self.coverage.took(kind, 0, len(actions) + 1)
             s = t
             actions.append(action)
             fps.append(fingerprint(s))

@@ -72,8 +72,9 @@ def properties_table(properties, tally: Tally, shortened: dict[str, Shortened], 
 
 
 def simulation_json(model, properties, tally: Tally, seconds: float, options: dict, engine: str,
-                    shortened: dict[str, Shortened], files: dict[str, str]) -> dict[str, Any]:
-    """The run as one JSON object."""
+                    shortened: dict[str, Shortened], files: dict[str, str], coverage: bool = False) -> dict[str, Any]:
+    """The run as one JSON object (with the walks' coverage when asked for)."""
+    shown = {"coverage": tally.coverage.walks_json()} if coverage and tally.coverage is not None else {}
     return {
         "model": model.name, "variant": model.variant, **({"rules": dict(model.rules)} if getattr(model, "rules", None)
                                                            else {}),
@@ -88,4 +89,5 @@ def simulation_json(model, properties, tally: Tally, seconds: float, options: di
                                     "trace_length": len(shortened[p.name].trace),
                                     "trace_file": files.get(p.name)} if p.name in tally.found else {})}
                        for p in properties},
+        **shown,
     }

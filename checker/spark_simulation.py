@@ -20,10 +20,10 @@ def simulate_task(records, *, model, properties, walks: int | None, deadline: fl
     """One task's walks (its one record is its task number) and their tally. `deadline` is
     wall-clock time (time.time()), the same for every task."""
     (index,) = list(records)
-    run = walker(model, properties, max_depth, swarm, seed, weights).run
+    walks_here = walker(model, properties, max_depth, swarm, seed, weights)
     numbers = range(index, walks, tasks) if walks is not None else itertools.count(index, tasks)
     left = None if deadline is None else time.monotonic() + max(deadline - time.time(), 0)
-    return [run_walks(run, numbers, left, Tally())]
+    return [run_walks(walks_here.run, numbers, left, Tally(coverage=walks_here.coverage))]
 
 
 def simulate_spark(sc, model, properties, *, walks: int | None, seconds: float | None, max_depth: int,

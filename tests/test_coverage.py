@@ -84,11 +84,11 @@ def test_the_table_shows_every_action_fired_or_not_each_replica_and_why_not():
     assert result.exit_code == 0, result.output
     rows = {cells[1].strip(): [c.strip() for c in cells[2:-1]]
             for cells in (line.split("│") for line in result.stdout.splitlines()) if len(cells) >= 6}
-    assert rows["Flush"][:4] == ["0", "0", "0", "never"] and rows["Flush"][4].startswith("appends are flushed")
+    assert rows["Flush"][:4] == ["0", "0", "0", "never"] and rows["Flush"][4].startswith("'appends are flushed")
     assert rows["Init"] == ["-", "-", "1", "0", ""]
     assert rows["by r2"]  # a replica's row under its action
     assert rows["UncleanElection"][:2] == ["0", "never"]
-    assert rows["UncleanElection"][2].startswith("unclean.leader.election is on: false all")
+    assert rows["UncleanElection"][2].startswith("'unclean.leader.election is on' false all")
 
 
 # ---- guards and events: the kernel's own conditions, named once ----
@@ -132,3 +132,75 @@ def test_a_guard_tested_once_per_state_is_tested_in_every_state_expanded(kip320)
     assert flush["tested"] == flush["false"] == coverage["states_expanded"]
     async_flush = run_json(*KIP320, "--engine", "local", "--flush", "async")["coverage"]["actions"]["Flush"]
     assert async_flush["fired"] > 0 and async_flush["guards"][0]["false"] == 0
+
+
+# ---- simulation ----
+
+SIMULATE = ("simulate", "--model", "fetch", "--variant", "kip966", "--replicas", "2", "--walks", "300", "--coverage",
+            "--invariant", "committed-survives", "--seed", "7")
+
+
+def test_walks_count_every_step_they_take_the_same_on_both_engines():
+    local = run_json(*SIMULATE, "--engine", "local")
+    spark = run_json(*SIMULATE, "--engine", "spark", "--master", "local[2]", "--partitions", "3")
+    assert local["coverage"] == spark["coverage"]
+    actions = local["coverage"]["actions"]
+    assert sum(a["fired"] for a in actions.values()) == local["states_visited"] - local["walks"]
+    for name, action in actions.items():
+        assert action["fired"] <= action["enabled"]  # a walk takes one of the steps enabled
+        assert "new" not in action
+    assert local["coverage"]["events"]["ElrElection"]["possible"] > 0
+    assert local["coverage"]["events"]["UncleanElection"]["blocked_by"]["guard"] == "unclean.leader.election is on"
+
+
+# ---- warnings, compare, sweep, verify ----
+
+def test_a_run_that_holds_without_a_crash_says_so_on_its_verdict():
+    args = ("check", "--model", "fetch", "--variant", "kip320", "--replicas", "2", "--max-crashes", "0",
+            "--max-fencings", "1", "--engine", "local")
+    data = run_json(*args)
+    (warning,) = data["coverage_warnings"]
+    assert warning["never_fired"] == "Crash" and warning["blocked_by"]["guard"] == "stops remain (--max-crashes)"
+    assert all(p["status"] == "holds" for p in data["invariants"].values())
+    text = run_cli(*args).stdout
+    assert "holds, but Crash never fired at these bounds (guard 'stops remain (--max-crashes)' false all" in text
+    assert run_json("check", "--model", "fetch", "--variant", "kip320", "--replicas", "2",
+                    "--engine", "local")["coverage_warnings"] == []
+
+
+def test_kip966_relies_on_its_elr_election_and_unclean_election_on_its_setting():
+    from model.registry import build_model
+
+    kip966 = build_model("fetch", "kip966", replicas=2)
+    assert {"ElrElection", "CleanShutdown", "CleanElection", "Crash"} <= set(kip966.relied_on())
+    assert "UncleanElection" not in kip966.relied_on()
+    assert "UncleanElection" in build_model("fetch", "kip320", replicas=2, unclean_leader_election=True).relied_on()
+    names = set(kip966.action_kinds()) | set(kip966.kernel.guards.event_names())
+    assert set(build_model("fetch", "kip966", replicas=2, flush="async", max_fencings=1, max_disk_losses=1,
+                           controlled_shutdown=True, retries=True).relied_on()) <= names
+
+
+def test_compare_and_sweep_carry_each_runs_coverage():
+    compared = run_json("compare", "--model", "fetch", "--variants", "kip320,kip966", "--replicas", "2",
+                        "--max-crashes", "1", "--engine", "local", "--coverage")
+    assert compared["variants"]["kip966"]["coverage"]["events"]["ElrElection"]["fired"] > 0
+    assert compared["variants"]["kip320"]["coverage"]["events"]["ElrElection"]["fired"] == 0
+    swept = run_json("sweep", "--model", "fetch", "--acks", "1,all", "--max-crashes", "1", "--engine", "local",
+                     "--coverage")
+    for run in swept["runs"]:
+        coverage = run["result"]["coverage"]
+        assert sum(a["fired"] for a in coverage["actions"].values()) == run["result"]["generated_states"]
+
+
+def test_verify_asserts_that_actions_and_events_fire(tmp_path):
+    manifest = tmp_path / "fires.toml"
+    entry = ('[[expect]]\nmodel = "fetch"\nvariant = "{v}"\nbounds = {{ replicas = 2, max-crashes = 1 }}\n'
+             'property = "committed-survives"\noutcome = "holds"\nfires = ["ElrElection", "CleanShutdown"]\n')
+    manifest.write_text(entry.format(v="kip966"))
+    assert run_cli("verify", str(manifest)).exit_code == 0
+    manifest.write_text(entry.format(v="kip320"))
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 1 and "ElrElection, CleanShutdown never fired" in result.stdout
+    manifest.write_text(entry.format(v="kip966").replace('"CleanShutdown"', '"Shutdown"'))
+    result = run_cli("verify", str(manifest))
+    assert result.exit_code == 2 and "fires names 'Shutdown', no action or event of model fetch" in result.stderr

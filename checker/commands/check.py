@@ -14,7 +14,7 @@ from checker import junit as junit_xml
 from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot
-from checker.coverage_report import coverage_tables
+from checker.coverage_report import coverage_tables, warning_lines
 from checker.report import action_table, property_tables, result_to_json, summary_table
 from invariants.registry import select
 from model.params import ModelError
@@ -108,6 +108,8 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
         console.print(summary_table(result))
         for table in property_tables(result, trace_files):
             console.print(table)
+        for line in warning_lines(result):
+            console.print(line, style="yellow", highlight=False, soft_wrap=True)
         for table in coverage_tables(result) if show_coverage else [action_table(result)]:
             console.print(table)
         for trace in result.violations.values():

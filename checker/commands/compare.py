@@ -9,6 +9,7 @@ import click
 
 from checker import junit as junit_xml
 from checker.compare import compare_variants
+from checker.coverage_report import coverage_matrix, warning_lines
 from checker.report import comparison_markdown, comparison_table, comparison_to_json
 from invariants.registry import select
 from model.params import ModelError
@@ -20,7 +21,7 @@ from .search import search
 
 
 def compare(model_name, variants, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **bounds):
+            partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, show_coverage=False, **bounds):
     """`replcheck compare` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -61,12 +62,17 @@ def compare(model_name, variants, rules, invariant_names, trace_dir, render_form
                     render_or_fail(Path(path), render_format, picture)
                     pictures[(result.variant, name)] = picture
     if as_json:
-        click.echo(json.dumps(comparison_to_json(results, trace_files), indent=2))
+        click.echo(json.dumps(comparison_to_json(results, trace_files, show_coverage), indent=2))
     elif as_markdown:
         click.echo(comparison_markdown(results), nl=False)
     else:
         console = stdout_console()
         console.print(comparison_table(results))
+        for result in results:
+            for line in warning_lines(result):
+                console.print(f"{result.variant}: {line}", style="yellow", highlight=False, soft_wrap=True)
+        if show_coverage:
+            console.print(coverage_matrix(results))
         for (variant, name), path in trace_files.items():
             picture = pictures.get((variant, name))
             console.print(f"{variant} {name}: {path}" + (f" (picture: {picture})" if picture else ""), highlight=False)

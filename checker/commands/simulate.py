@@ -15,6 +15,7 @@ from checker.engines import simulation_session
 from checker.java import EngineUnavailable
 from checker.progress import prepare_kernels, walk_progress
 from checker.shorten import shorten
+from checker.coverage_report import walk_coverage_tables
 from checker.simulation_report import (properties_table as simulated_properties, simulation_json,
                                        summary_table as simulation_summary)
 from traces.table import trace_table
@@ -24,7 +25,7 @@ from .errors import EXIT_VIOLATED, UserError
 
 
 def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
-             render_format, as_json, partitions, master, engine, junit=None, **bounds):
+             render_format, as_json, partitions, master, engine, junit=None, show_coverage=False, **bounds):
     """`replcheck simulate` (cli.py declares its options and help)."""
     if not 1 <= max_depth <= 100_000:
         raise UserError(f"--max-depth must be from 1 to 100000, not {max_depth}")
@@ -60,11 +61,14 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
     engine_text = engine if engine == "local" else f"spark ({master or 'local[*]'})"
     if as_json:
         click.echo(json.dumps(simulation_json(model, properties, tally, elapsed, options, engine_text, shortened,
-                                              files), indent=2))
+                                              files, show_coverage), indent=2))
     else:
         console = stdout_console()
         console.print(simulation_summary(model, tally, elapsed, options, engine_text))
         console.print(simulated_properties(properties, tally, shortened, files))
+        if show_coverage and tally.coverage is not None:
+            for table in walk_coverage_tables(tally.coverage):
+                console.print(table)
         for short in shortened.values():
             console.print(trace_table(short.trace, model))
     write_junit(junit, [junit_xml.simulation_suite(model, properties, {n: s.trace for n, s in shortened.items()},

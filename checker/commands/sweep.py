@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from checker import junit as junit_xml
+from checker.coverage_report import coverage_matrix, warning_lines
 from checker.report import sweep_markdown, sweep_table, sweep_to_json
 from checker.sweep import configurations, sweep
 from invariants.registry import select
@@ -20,7 +22,8 @@ from .search import search
 
 
 def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-                  partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, **settings):
+                  partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, show_coverage=False,
+                  **settings):
     """`replcheck sweep` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -58,11 +61,17 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
                     render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     names = [i.name for i in invariants]
     if as_json:
-        click.echo(json.dumps(sweep_to_json(runs), indent=2))
+        click.echo(json.dumps(sweep_to_json(runs, show_coverage), indent=2))
     elif as_markdown:
         click.echo(sweep_markdown(runs, names), nl=False)
     else:
-        stdout_console().print(sweep_table(runs, names))
+        console = stdout_console()
+        console.print(sweep_table(runs, names))
+        for config, result in runs:
+            for line in warning_lines(result):
+                console.print(f"{configuration_words(config)}: {line}", style="yellow", highlight=False, soft_wrap=True)
+        if show_coverage:
+            console.print(coverage_matrix([replace(result, variant=configuration_words(config)) for config, result in runs]))
     write_junit(junit, [junit_xml.result_suite(result, kept[i] if kept else {}, model, config, names)
                         for i, ((config, result), model) in enumerate(zip(runs, models))])
 
@@ -85,3 +94,7 @@ def parse_values(param, text: str) -> list:
     except ValueError:
         raise UserError(f"--{param.name} takes whole numbers, got {text!r}") from None
 
+
+def configuration_words(config: dict) -> str:
+    """A sweep's configuration as its options say it: 'acks=1 min-insync-replicas=2'."""
+    return " ".join(f"{key.replace('_', '-')}={value}" for key, value in config.items())

@@ -60,7 +60,7 @@ def expectation_table(manifest_file: Path, answered) -> Table:
         surprised = expectation.surprised(result)
         table.add_row(str(expectation.line or f"#{expectation.number}"), expectation.model, expectation.variant or "-",
                       bounds_text(expectation.given) or "defaults", expectation.prop, expectation.expected,
-                      manifest.found_text(*expectation.found(result)),
+                      manifest.found_text(*expectation.found(result), expectation.silent(result)),
                       "[bold red]SURPRISE[/]" if surprised else "[green]as expected[/]",
                       *([Text(one_line(expectation.note), style="dim")] if notes else []),
                       style="red" if surprised else None)

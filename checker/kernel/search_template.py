@@ -132,7 +132,8 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
 
 
 @kernel
-def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, tally, allowed, path, fps):
+def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, tally, allowed, path, fps,
+         fired, enabled, first):
     """One random walk from `row` (copied) for simulation: at each step one of the enabled
     actions is taken, drawn with the generator `state` (`prng.draw`) in two stages: an action
     kind first, among the enabled ones, then one of its steps (so a kind with many instances,
@@ -142,7 +143,11 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
     uniformly; a kind of weight 0 is never taken (swarm walks). The walk ends at `max_depth`
     steps, in a state where nothing allowed is enabled, or at the first state that violates an
     invariant of `invariant_mask` or step that breaks a property of `step_mask`. The action codes go into `path` and the fingerprints of the states reached
-    into `fps`. Returns (steps taken, violated invariant bits, broken step-property bits)."""
+    into `fps`. Coverage (`checker.coverage`) accumulates over walks: `enabled[kind, ANY_ACTOR]`
+    counts the steps at which a kind was enabled, `fired[kind, actor]` the steps taken,
+    `first[kind, actor]` (and `first[kind, ANY_ACTOR]`) the earliest step number at which one
+    was taken (-1: never), and `tally` the guards and events of every step looked at. Returns
+    (steps taken, violated invariant bits, broken step-property bits)."""
     s = row.copy()
     v = violations(s, lay, invariant_mask)
     if v:
@@ -150,6 +155,12 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
     depth = 0
     while depth < max_depth:
         n = successors(s, lay, buf, acts, tally)
+        seen = 0
+        for j in range(n):
+            seen |= 1 << code_kind(acts[j])
+        for k in range(enabled.shape[0]):
+            if (seen >> k) & 1:
+                enabled[k, ANY_ACTOR] += 1
         kinds = 0
         total = 0
         for j in range(n):
@@ -183,6 +194,11 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
                 break
             pick -= weight
         broken = broken_steps(s, acts[j], buf[j], lay, step_mask) if step_mask else 0
+        actor = code_actor(acts[j])
+        fired[chosen, actor] += 1
+        for column in (actor, ANY_ACTOR):
+            if first[chosen, column] < 0 or depth + 1 < first[chosen, column]:
+                first[chosen, column] = depth + 1
         path[depth] = acts[j]
         for w in range(s.shape[0]):
             s[w] = buf[j, w]

@@ -10,7 +10,7 @@ import numpy as np
 
 from .expansion import expand_all
 from .fingerprint import fingerprint
-from .guards import empty_tally
+from ..coverage import Coverage
 from .jit import CACHE_DIR
 from .symmetry import permutations
 from .traces import Reducer
@@ -102,9 +102,8 @@ def _start(kernel, initial_state) -> tuple:
 
 
 def _walk(kernel, row: np.ndarray, invariants: int, steps: int) -> None:
-    room = kernel.max_successors
+    room, coverage = kernel.max_successors, Coverage(kernel.action_kinds, guards=kernel.guards)
     kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
-                       invariants, steps,
-                       np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), empty_tally(kernel.guards),
-                       np.zeros(room, np.int64),
-                       np.zeros(1, np.int64), np.zeros(1, np.int64))
+                       invariants, steps, np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64),
+                       coverage.tally, np.zeros(room, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                       coverage.fired, coverage.enabled, coverage.first)

@@ -126,3 +126,21 @@ ACK_APPENDED = guard("ProducerReceiveAck", "the record was appended")
 ACK_ARRIVES = guard("ProducerReceiveAck", "its answer can be sent (acks=all: the HW passed it)")
 TIMEOUT_RETRIES = guard("ProducerTimeout", "the producer retries (--retries)")
 TIMEOUT_WAITING = guard("ProducerTimeout", "the record was sent and is not acknowledged")
+
+
+def relied_on(rules: dict[str, str], config) -> list[str]:
+    """The actions and events that this rule set and configuration (`FetchConfig`) switch on,
+    so that a run in which one never happens has not exercised what it was asked to check (a
+    bound too small looks like a safe protocol): a crash, and an election, always; an unclean
+    election with unclean.leader.election on; an election from the ELR and a clean shutdown
+    under KIP-966; and each fault or producer behaviour its bound or setting allows."""
+    majority = config.quorum != "isr"
+    items = ["Crash", "WinElection" if majority else "CleanElection"]
+    if config.unclean_leader_election:
+        items.append("UncleanElection")
+    if rules["elr"] == "on":
+        items += ["ElrElection", "CleanShutdown"]
+    switched_on = {"Flush": config.flush == "async", "FenceLiveBroker": config.max_fencings > 0,
+                   "RestartEmpty": config.max_disk_losses > 0, "ControlledShutdown": config.controlled_shutdown,
+                   "ProducerTimeout": config.retries}
+    return items + [name for name, on in switched_on.items() if on]

@@ -11,7 +11,7 @@ from checker.kernel.bridge import Kernel
 from ..params import ModelError
 from . import codec, json_state
 from .bounds import FetchConfig
-from .guards import BOOK
+from .guards import BOOK, relied_on
 from .kinds import ACTION_KINDS, ARITIES, REPLICA_ACTS
 from .layout import fetch_layout
 from .retries import produce_outcome
@@ -81,6 +81,11 @@ class FetchModel:
         """Every enabled step from `state`, as (action, next state) pairs in action order, with
         the ghost variables brought up to date after each."""
         return self.kernel.successors(state)
+
+    def relied_on(self) -> list[str]:
+        """The actions and events this rule set and configuration switch on, which a run that
+        checks it should see happen (`guards.relied_on`)."""
+        return relied_on(self.rules, self.config)
 
     def action_kinds(self) -> tuple[str, ...]:
         """The step names."""
