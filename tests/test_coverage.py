@@ -204,3 +204,12 @@ def test_verify_asserts_that_actions_and_events_fire(tmp_path):
     manifest.write_text(entry.format(v="kip966").replace('"CleanShutdown"', '"Shutdown"'))
     result = run_cli("verify", str(manifest))
     assert result.exit_code == 2 and "fires names 'Shutdown', no action or event of model fetch" in result.stderr
+
+
+def test_the_spec_model_names_its_guards_too():
+    data = run_json("check", "--model", "spec", "--variant", "kip320", "--max-epoch", "1", "--coverage",
+                    "--engine", "local")
+    actions = data["coverage"]["actions"]
+    assert sum(a["fired"] for a in actions.values()) == data["generated_states"]
+    epoch_guard = next(g for g in actions["ControllerElectLeader"]["guards"] if "epoch" in g["guard"])
+    assert 0 < epoch_guard["false"] < epoch_guard["tested"] == data["coverage"]["states_expanded"]

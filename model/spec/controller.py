@@ -8,8 +8,10 @@ may act on any of them later, any number of times.
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import ELECT_CANDIDATE, ELECT_EPOCH, SHRINK_EPOCH, SHRINK_MEMBER
 from .kinds import CONTROLLER_ELECT_LEADER, CONTROLLER_SHRINK_ISR
 from .layout import member, quorum_epoch, quorum_isr, quorum_leader, record_update
 from .state import NONE
@@ -32,11 +34,11 @@ def controller_update(t, lay, new_leader, new_isr):
 def controller_elect_leader(s, lay, out, acts, tally, n):
     """Clean leader election: the controller picks any ISR member other than the current
     leader and bumps the epoch. It may do so at any time (broker failure, rebalancing)."""
-    if not epochs_left(s, lay):
+    if not holds(tally, ELECT_EPOCH, epochs_left(s, lay)):
         return n
     isr = quorum_isr(s, lay)
     for r in range(lay.replicas):
-        if member(isr, r) and r != quorum_leader(s, lay):
+        if holds(tally, ELECT_CANDIDATE, member(isr, r) and r != quorum_leader(s, lay)):
             t = emit(s, out, acts, n, action_code(CONTROLLER_ELECT_LEADER, r, 0, 0))
             controller_update(t, lay, r, isr)
             n += 1
@@ -49,11 +51,13 @@ def controller_shrink_isr(s, lay, out, acts, tally, n):
     leader the partition is left leaderless (election is a separate step); a sole ISR member
     that fails stays in the ISR, so there is always someone to elect. Failed brokers are not
     modelled otherwise: the replica may go on acting as a zombie."""
-    if not epochs_left(s, lay):
+    if not holds(tally, SHRINK_EPOCH, epochs_left(s, lay)):
         return n
     isr = quorum_isr(s, lay)
     for r in range(lay.replicas):
         me = 1 << r
+        if not holds(tally, SHRINK_MEMBER, quorum_leader(s, lay) == r or member(isr, r)):
+            continue
         if quorum_leader(s, lay) == r:
             t = emit(s, out, acts, n, action_code(CONTROLLER_SHRINK_ISR, r, 0, 0))
             controller_update(t, lay, NONE, isr if isr == me else isr & ~me)

@@ -4,8 +4,10 @@ fenced write of a new ISR to the quorum."""
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import LEADER_REQUEST, WRITE_LEADS, WRITE_RECORDS_LEFT, WRITE_ROOM
 from .kinds import BECOME_LEADER, LEADER_WRITE
 from .layout import (append, count_write, epoch, leader, leo, next_record_id, quorum_epoch, quorum_leader,
                      request_sent, request_isr, request_leader, set_isr, set_quorum_isr, set_view)
@@ -40,7 +42,7 @@ def become_leader(s, lay, out, acts, tally, n):
     leader's true HW."""
     for e in range(lay.max_epoch + 1):
         r = request_leader(s, lay, e)
-        if request_sent(s, lay, e) and r != NONE and e > epoch(s, lay, r):
+        if holds(tally, LEADER_REQUEST, request_sent(s, lay, e) and r != NONE and e > epoch(s, lay, r)):
             t = emit(s, out, acts, n, action_code(BECOME_LEADER, r, e, 0))
             set_view(t, lay, r, e, r, request_isr(s, lay, e))
             n += 1
@@ -52,10 +54,11 @@ def leader_write(s, lay, out, acts, tally, n):
     """A replica that presumes leadership appends a producer write, stamped with its own
     leader epoch, while writes and log space remain. Zombie leaders accept writes too: only
     replication and ISR fencing protect the partition from them."""
-    if next_record_id(s, lay) >= lay.max_records:
+    if not holds(tally, WRITE_RECORDS_LEFT, next_record_id(s, lay) < lay.max_records):
         return n
     for r in range(lay.replicas):
-        if presumes_leadership(s, lay, r) and leo(s, lay, r) < lay.log_size:
+        if holds(tally, WRITE_LEADS, presumes_leadership(s, lay, r)) and holds(tally, WRITE_ROOM,
+                                                                                 leo(s, lay, r) < lay.log_size):
             t = emit(s, out, acts, n, action_code(LEADER_WRITE, r, 0, 0))
             append(t, lay, r, next_record_id(s, lay), epoch(s, lay, r))
             count_write(t, lay)

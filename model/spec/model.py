@@ -11,6 +11,7 @@ from checker.kernel.bridge import Kernel
 from ..params import ModelError
 from . import codec
 from .bounds import SpecBounds
+from .guards import BOOK
 from .kinds import ACTION_KINDS
 from .layout import spec_layout
 from .state import NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, members, replica_set
@@ -41,7 +42,7 @@ class SpecModel:
         lay = spec_layout(bounds, variant)
         self.kernel = Kernel("model.spec.kernel", lay, ACTION_KINDS, ARITIES, max_successors(lay),
                              lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay),
-                             bounds.replicas, tuple(inv.name for inv in INVARIANTS))
+                             bounds.replicas, tuple(inv.name for inv in INVARIANTS), guards=BOOK)
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by CLI name with underscores."""

@@ -5,8 +5,11 @@ follower. They are the same in every variant; the rules a variant changes are as
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.guards import holds
 from checker.kernel.steps import action_code, emit
 
+from .guards import (EXPAND_CAUGHT_UP, EXPAND_TRUE_LEADER, FOLLOW_NEWER, FOLLOW_REQUEST, FOLLOW_TRUNCATION, HW_ADVANCES,
+                     REPLICATE_ACCEPTED, REPLICATE_BEHIND, REPLICATE_LEADS, SHRINK_LAGGING, SHRINK_TRUE_LEADER)
 from . import variants
 from .kinds import BECOME_FOLLOWER, FOLLOWER_REPLICATE, LEADER_EXPAND_ISR, LEADER_INC_HIGH_WATERMARK, LEADER_SHRINK_ISR
 from .layout import (append, epoch, hw, isr, leader, leo, member, record_epoch, record_id, request_sent, request_isr,
@@ -21,7 +24,7 @@ def leader_inc_high_watermark(s, lay, out, acts, tally, n):
     visible to consumers. (Fetch requests are not modelled: all ISR members could have
     fetched, and this is the step in which the leader learns it.)"""
     for ldr in range(lay.replicas):
-        if variants.can_advance_hw(s, lay, ldr):
+        if holds(tally, HW_ADVANCES, variants.can_advance_hw(s, lay, ldr)):
             t = emit(s, out, acts, n, action_code(LEADER_INC_HIGH_WATERMARK, ldr, 0, 0))
             set_hw(t, lay, ldr, hw(s, lay, ldr) + 1)
             n += 1
@@ -32,11 +35,11 @@ def leader_inc_high_watermark(s, lay, out, acts, tally, n):
 def leader_shrink_isr(s, lay, out, acts, tally, n):
     """The leader drops a lagging follower from the ISR, through a fenced quorum write."""
     for ldr in range(lay.replicas):
-        if not is_true_leader(s, lay, ldr):
+        if not holds(tally, SHRINK_TRUE_LEADER, is_true_leader(s, lay, ldr)):
             continue
         view = isr(s, lay, ldr)
         for f in range(lay.replicas):
-            if member(view, f) and f != ldr and variants.is_lagging(s, lay, ldr, f):
+            if member(view, f) and f != ldr and holds(tally, SHRINK_LAGGING, variants.is_lagging(s, lay, ldr, f)):
                 t = emit(s, out, acts, n, action_code(LEADER_SHRINK_ISR, ldr, f, 0))
                 quorum_isr_update(t, lay, ldr, view & ~(1 << f))
                 n += 1
@@ -47,11 +50,11 @@ def leader_shrink_isr(s, lay, out, acts, tally, n):
 def leader_expand_isr(s, lay, out, acts, tally, n):
     """The leader adds a caught-up follower back to the ISR, through a fenced quorum write."""
     for ldr in range(lay.replicas):
-        if not is_true_leader(s, lay, ldr):
+        if not holds(tally, EXPAND_TRUE_LEADER, is_true_leader(s, lay, ldr)):
             continue
         view = isr(s, lay, ldr)
         for f in range(lay.replicas):
-            if not member(view, f) and variants.may_join_isr(s, lay, ldr, f):
+            if not member(view, f) and holds(tally, EXPAND_CAUGHT_UP, variants.may_join_isr(s, lay, ldr, f)):
                 t = emit(s, out, acts, n, action_code(LEADER_EXPAND_ISR, ldr, f, 0))
                 quorum_isr_update(t, lay, ldr, view | (1 << f))
                 n += 1
@@ -63,12 +66,13 @@ def follower_replicate(s, lay, out, acts, tally, n):
     """A follower copies the leader's record at its LEO and takes the leader's HW, capped by
     its own new LEO (a follower's HW is never above its log end)."""
     for ldr in range(lay.replicas):
-        if leader(s, lay, ldr) != ldr:
+        if not holds(tally, REPLICATE_LEADS, leader(s, lay, ldr) == ldr):
             continue
         for f in range(lay.replicas):
             end = leo(s, lay, f)
-            if (leader(s, lay, f) == ldr and end < leo(s, lay, ldr) and end < lay.log_size
-                    and variants.accepts_fetch(s, lay, ldr, f)):
+            if (leader(s, lay, f) == ldr
+                    and holds(tally, REPLICATE_BEHIND, end < leo(s, lay, ldr) and end < lay.log_size)
+                    and holds(tally, REPLICATE_ACCEPTED, variants.accepts_fetch(s, lay, ldr, f))):
                 t = emit(s, out, acts, n, action_code(FOLLOWER_REPLICATE, f, ldr, 0))
                 append(t, lay, f, record_id(s, lay, ldr, end), record_epoch(s, lay, ldr, end))
                 set_hw(t, lay, f, min(hw(s, lay, ldr), end + 1))
@@ -83,13 +87,14 @@ def become_follower(s, lay, out, acts, tally, n):
     there, and follows the new leader. Not enabled when the point lies beyond its log."""
     for e in range(lay.max_epoch + 1):
         ldr = request_leader(s, lay, e)
-        if not request_sent(s, lay, e) or ldr == NONE or not variants.may_become_follower(s, lay, ldr, e):
+        if not holds(tally, FOLLOW_REQUEST, request_sent(s, lay, e) and ldr != NONE
+                     and variants.may_become_follower(s, lay, ldr, e)):
             continue
         for r in range(lay.replicas):
-            if r == ldr or e <= epoch(s, lay, r):
+            if r == ldr or not holds(tally, FOLLOW_NEWER, e > epoch(s, lay, r)):
                 continue
             k = variants.truncation_point(s, lay, r, ldr)
-            if k > leo(s, lay, r):
+            if not holds(tally, FOLLOW_TRUNCATION, k <= leo(s, lay, r)):
                 continue
             t = emit(s, out, acts, n, action_code(BECOME_FOLLOWER, r, ldr, e))
             truncate(t, lay, r, k)
