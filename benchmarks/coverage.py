@@ -1,0 +1,91 @@
+"""What coverage costs: the same searches at this revision and at one from before coverage.
+
+Coverage (`checker.coverage`) is counted on every search, so its cost is the difference between
+this revision and one without it. For each revision (the baseline checked out in a temporary
+git worktree) and each case, this runs `replcheck check --json` in a fresh process, on the local
+engine and on Spark, after a warm-up run that compiles the revision's kernels, and reads the
+search's own seconds from the result. It prints (JSON on stdout, a table on stderr) per case and
+engine the states, both revisions' search seconds and states/s, and the cost in percent.
+
+    python -m benchmarks.coverage --baseline eaf9c47          # the 10 M-state run and fetch at RF 3
+    python -m benchmarks.coverage --baseline eaf9c47 --quick  # two small cases (a minute)
+
+Run it on a quiet machine: the two revisions' searches alternate, so drift hits both alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from .common import emit
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = {
+    "spec kip320 3/2/2/3": ["--model", "spec", "--variant", "kip320", "--replicas", "3", "--max-epoch", "3",
+                            "--no-symmetry"],
+    "fetch kip320 RF3 max-crashes 1": ["--model", "fetch", "--variant", "kip320", "--replicas", "3",
+                                       "--max-crashes", "1"],
+}
+"""The 10 M-state run of the spec model (the engines benchmark's), and the fetch model at
+replication factor 3 with every invariant."""
+QUICK = {
+    "spec kip320 3/2/2/2": ["--model", "spec", "--variant", "kip320", "--replicas", "3", "--no-symmetry"],
+    "fetch kip320 RF2": ["--model", "fetch", "--variant", "kip320", "--replicas", "2"],
+}
+ENGINES = {"local": ["--engine", "local"], "spark": ["--engine", "spark", "--master", "local[2]"]}
+
+
+def search_seconds(tree: Path, args: list[str]) -> tuple[int, float]:
+    """(distinct states, search seconds) of `replcheck check ARGS --json` run from `tree`."""
+    out = subprocess.run([sys.executable, "-c", "from cli import main; main()", "check", *args, "--json"],
+                         cwd=tree, capture_output=True, text=True, env=_env(tree))
+    if out.returncode not in (0, 1):
+        raise click.ClickException(f"{tree}: check {' '.join(args)} failed: {out.stderr.strip()[-500:]}")
+    doc = json.loads(out.stdout)
+    return doc["distinct_states"], doc["seconds"]
+
+
+def _env(tree: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+@click.command()
+@click.option("--baseline", required=True, help="a git revision from before coverage (e.g. eaf9c47)")
+@click.option("--quick", is_flag=True, help="two small cases instead of the 10 M-state run")
+@click.option("--engine", "engines", multiple=True, type=click.Choice(list(ENGINES)), default=tuple(ENGINES),
+              show_default=True)
+def main(baseline, quick, engines):
+    """Run every case on both revisions and report the cost of coverage."""
+    cases = QUICK if quick else CASES
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="replcheck-baseline-") as scratch:
+        old = Path(scratch) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", str(old), baseline], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            for tree in (old, ROOT):  # compile each revision's kernels before any timed run
+                for args in QUICK.values():
+                    search_seconds(tree, [*args, "--engine", "local", "--max-depth", "2"])
+            for name, args in cases.items():
+                for engine in engines:
+                    (states, before), (again, after) = (search_seconds(tree, [*args, *ENGINES[engine]])
+                                                        for tree in (old, ROOT))
+                    assert states == again, f"{name}: the revisions disagree ({states:,} and {again:,} states)"
+                    rows.append({"case": name, "engine": engine, "distinct_states": states,
+                                 "baseline_seconds": before, "seconds": after,
+                                 "baseline_states_per_s": round(states / before), "states_per_s": round(states / after),
+                                 "cost_percent": round(100 * (after / before - 1), 1)})
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
+    emit("coverage", rows)
+
+
+if __name__ == "__main__":
+    main()
