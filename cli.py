@@ -314,6 +314,27 @@ def main(debug):
     """replcheck: a model checker for Kafka's partition replication protocols."""
 
 
+def _html_target(ctx, param, value: Path | None) -> Path | None:
+    """--coverage-html FILE: refused at once, as --junit is, when FILE could not be written."""
+    if value is None:
+        return None
+    from checker.junit import probe
+
+    try:
+        probe(value)
+    except OSError as exc:
+        raise UserError(f"--coverage-html {value}: cannot write a page there ({exc.strerror or exc})") from None
+    return value
+
+
+def coverage_html_option(func):
+    """--coverage-html FILE."""
+    return click.option("--coverage-html", "coverage_html", type=NonEmptyPath(role=OUTPUT, path_type=Path),
+                        default=None, metavar="FILE", callback=_html_target,
+                        help="also write the coverage as one HTML page to FILE: the actions and events with bars, "
+                             "and each action's share of the steps level by level (see docs/coverage.md)")(func)
+
+
 def coverage_option(func):
     """--coverage."""
     return click.option("--coverage", "show_coverage", is_flag=True,
@@ -343,6 +364,7 @@ def checkpoint_options(func):
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @coverage_option
+@coverage_html_option
 @junit_option
 @checkpoint_options
 @engine_options
@@ -430,6 +452,7 @@ def distinguish():
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @coverage_option
+@coverage_html_option
 @click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
               metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds")
 @spark_options

@@ -78,6 +78,9 @@ class Coverage:
         self.fired, self.enabled = empty_counts(n)
         self.new = np.zeros((n, ACTORS), np.int64)
         self.first = np.full((n, ACTORS + 1), -1, np.int64)
+        self.by_depth: list[list[int]] = []
+        """Per depth d >= 1 (index d - 1), the steps of each kind that reached it: the share of
+        each action level by level (a search's; walks keep none)."""
 
     def add_initial(self, states: int) -> None:
         """The initial states (orbits) found: Init's new states."""
@@ -93,6 +96,7 @@ class Coverage:
         self.first[(self.first < 0) & (taken > 0)] = depth
         self.fired += fired
         self.enabled += enabled
+        self.by_depth.append(fired.sum(axis=1).tolist())
         if tally is not None:
             self.tally_first[(self.tally_first < 0) & (tally[:, REACHED] > 0)] = depth
             self.tally += tally
@@ -191,6 +195,7 @@ class Coverage:
             row.pop("first_depth")
         doc.pop("states_expanded")
         doc.pop("initial_states")
+        doc.pop("fired_by_depth")
         return doc
 
     def to_json(self) -> dict[str, Any]:
@@ -210,7 +215,12 @@ class Coverage:
         for name, row in events.items():
             self._explain(name, row)
         return {"states_expanded": self.expanded, "initial_states": self.initial, "actions": actions,
-                "events": events, "never_fired": self.never_fired()}
+                "events": events, "never_fired": self.never_fired(), "fired_by_depth": self.fired_by_depth()}
+
+    def fired_by_depth(self) -> dict[str, list[int]]:
+        """Per action kind that fired, its steps reaching each depth 1, 2, ... (a search's)."""
+        columns = list(zip(*self.by_depth)) if self.by_depth else [()] * len(self.kinds)
+        return {name: list(column) for name, column in zip(self.kinds, columns) if any(column)}
 
     def _explain(self, name: str, row: dict[str, Any]) -> None:
         """Add `guards` (where the model names them) and, for what never fired, `blocked_by`."""
@@ -225,7 +235,7 @@ class Coverage:
         return {"kinds": list(self.kinds), "replica_acts": list(self.replica_acts), "initial": self.initial,
                 "expanded": self.expanded, "fired": self.fired.tolist(), "enabled": self.enabled.tolist(),
                 "new": self.new.tolist(), "first": self.first.tolist(), "tally": self.tally.tolist(),
-                "tally_first": self.tally_first.tolist()}
+                "tally_first": self.tally_first.tolist(), "by_depth": self.by_depth}
 
     @classmethod
     def from_doc(cls, doc: Any, guards: GuardBook | None = None) -> "Coverage":
@@ -246,6 +256,10 @@ class Coverage:
             if tally.shape != (rows, 2) or first.shape != (rows,) or (tally < 0).any() or (first < -1).any():
                 raise ValueError("tally")
             coverage.tally, coverage.tally_first = tally, first
+            by_depth = np.array(doc["by_depth"], np.int64).reshape(-1, n)
+            if (by_depth < 0).any():
+                raise ValueError("by_depth")
+            coverage.by_depth = by_depth.tolist()
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"not a coverage record ({exc})") from None
         return coverage

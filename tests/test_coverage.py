@@ -213,3 +213,16 @@ def test_the_spec_model_names_its_guards_too():
     assert sum(a["fired"] for a in actions.values()) == data["generated_states"]
     epoch_guard = next(g for g in actions["ControllerElectLeader"]["guards"] if "epoch" in g["guard"])
     assert 0 < epoch_guard["false"] < epoch_guard["tested"] == data["coverage"]["states_expanded"]
+
+
+def test_steps_by_depth_add_up_to_each_levels_steps(kip320):
+    by_depth = kip320["coverage"]["fired_by_depth"]
+    per_depth = [sum(column) for column in zip(*by_depth.values())]
+    assert per_depth[:len(kip320["levels"]) - 1] == [level["generated"] for level in kip320["levels"][1:]]
+    assert sum(per_depth) == kip320["generated_states"]
+
+
+def test_a_coverage_page_that_cannot_be_written_is_refused_before_the_search(tmp_path):
+    result = run_cli(*KIP320, "--engine", "local", "--coverage-html", str(tmp_path / "missing" / "page.html"))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "--coverage-html" in result.stderr and "cannot write a page there" in result.stderr

@@ -27,18 +27,18 @@ from .search import search
 
 def check(model_name, variant, rules, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
           checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, junit=None,
-          show_coverage=False, **bounds):
+          show_coverage=False, coverage_html=None, **bounds):
     """`replcheck check` (cli.py declares its options and help)."""
     model, invariants = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     make_dir(trace_dir)
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file, junit, show_coverage)
+              engine, master, partitions, work_dir, memory_budget, progress_file, junit, show_coverage, coverage_html)
 
 
 def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir,
-           memory_budget, progress_file, show_coverage=False):
+           memory_budget, progress_file, show_coverage=False, coverage_html=None):
     """`replcheck resume` (cli.py declares its options and help)."""
     try:
         saved = read_snapshot(directory)
@@ -58,7 +58,22 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
     depth = saved.max_depth if max_depth is None else max_depth
     saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
     run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file, show_coverage=show_coverage)
+              engine, master, partitions, work_dir, memory_budget, progress_file, show_coverage=show_coverage,
+              coverage_html=coverage_html)
+
+
+def write_coverage_page(path: Path | None, result) -> None:
+    """Write the coverage page of `result` to `path` (if one was asked for), atomically; a
+    one-line UserError when it cannot be written."""
+    if path is None:
+        return
+    from checker.atomic_file import write_atomically
+    from checker.coverage_html import coverage_page
+
+    try:
+        write_atomically(path, coverage_page(result))
+    except OSError as exc:
+        raise UserError(f"cannot write the coverage page {path}: {exc.strerror or exc}") from None
 
 
 def open_saver(directory: Path | None, model, invariants, symmetric: bool, every: float, stop_at_first: bool,
@@ -84,9 +99,10 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
               work_dir: str | None, memory_budget: int | None, progress_file: Path | None,
-              junit: Path | None = None, show_coverage: bool = False) -> None:
+              junit: Path | None = None, show_coverage: bool = False, coverage_html: Path | None = None) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
-    print the result (with its coverage when `show_coverage`), save its traces, and exit 0 (no invariant is violated and every property
+    print the result (with its coverage when `show_coverage`, and as a page to `coverage_html`),
+    save its traces, and exit 0 (no invariant is violated and every property
     was decided), 1 (an invariant is violated, or the search stopped before every property was
     decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
@@ -115,6 +131,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
         for trace in result.violations.values():
             console.print(trace_table(trace, model))
     write_junit(junit, [junit_xml.result_suite(result, trace_files, model)])
+    write_coverage_page(coverage_html, result)
     if unsaved is not None:
         raise unsaved
     sys.exit(0 if result.ok and result.decided else EXIT_VIOLATED)
