@@ -260,26 +260,29 @@ def report_options(trace_help: str):
     return decorate
 
 
-def _junit_target(ctx, param, value: Path | None) -> Path | None:
-    """--junit FILE: refused at once (one line, exit 2) when FILE could not be written, so that
-    a search is not run for a report that would be lost: a directory, or a place where no new
-    file can be made (a missing directory, /proc, a read-only disk)."""
-    if value is None:
-        return None
-    from checker.junit import probe
+def _writable(what: str):
+    """A callback for an output file option: FILE refused at once (one line, exit 2) when it
+    could not be written, so that a search is not run for a `what` that would be lost: a
+    directory, or a place where no new file can be made (a missing directory, /proc, a
+    read-only disk)."""
+    def check(ctx, param, value: Path | None) -> Path | None:
+        if value is None:
+            return None
+        from checker.junit import probe
 
-    try:
-        probe(value)
-    except OSError as exc:
-        raise UserError(f"--junit {value}: cannot write a report there ({exc.strerror or exc})") from None
-    return value
+        try:
+            probe(value)
+        except OSError as exc:
+            raise UserError(f"{param.opts[0]} {value}: cannot write {what} there ({exc.strerror or exc})") from None
+        return value
+    return check
 
 
 def junit_option(func):
     """--junit FILE: also write the verdicts as a JUnit XML report (`checker.junit` says how
     each verdict maps onto a testcase), for CI servers."""
     return click.option("--junit", type=NonEmptyPath(role=OUTPUT, path_type=Path), default=None, metavar="FILE",
-                        callback=_junit_target,
+                        callback=_writable("a report"),
                         help="also write a JUnit XML report to FILE for CI: one testcase per property checked (per "
                              "expectation for verify), a violated invariant (a surprise) as a failure; see "
                              "docs/ci.md")(func)
@@ -314,23 +317,10 @@ def main(debug):
     """replcheck: a model checker for Kafka's partition replication protocols."""
 
 
-def _html_target(ctx, param, value: Path | None) -> Path | None:
-    """--coverage-html FILE: refused at once, as --junit is, when FILE could not be written."""
-    if value is None:
-        return None
-    from checker.junit import probe
-
-    try:
-        probe(value)
-    except OSError as exc:
-        raise UserError(f"--coverage-html {value}: cannot write a page there ({exc.strerror or exc})") from None
-    return value
-
-
 def coverage_html_option(func):
     """--coverage-html FILE."""
     return click.option("--coverage-html", "coverage_html", type=NonEmptyPath(role=OUTPUT, path_type=Path),
-                        default=None, metavar="FILE", callback=_html_target,
+                        default=None, metavar="FILE", callback=_writable("a page"),
                         help="also write the coverage as one HTML page to FILE: the actions and events with bars, "
                              "and each action's share of the steps level by level (see docs/coverage.md)")(func)
 
