@@ -38,9 +38,10 @@ from typing import Any
 import numpy as np
 
 from .kernel.guards import FALSE, NO_GUARDS, REACHED, GuardBook, empty_tally
+from .kernel.steps import ARG_LIMIT
 from .result import ActionCount
 
-ACTORS = 16
+ACTORS = ARG_LIMIT
 """Actor columns: an action's first argument is below 16 (`checker.kernel.steps`)."""
 ANY_ACTOR = ACTORS
 """The column of `enabled` and `first` that counts a kind whoever acts."""

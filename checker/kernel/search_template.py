@@ -7,6 +7,7 @@ naming that model's kernel module, and each copy is compiled and cached once.
 """
 
 
+from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
@@ -38,9 +39,6 @@ def step(row, lay, code, buf, acts, tally):
             return j
     return -1
 
-
-ANY_ACTOR = 16
-"""The column of `enabled` that counts a kind whoever acts (actors are below 16)."""
 
 BATCH = 16
 """Frontier states expanded before their successors are looked up in the visited set: the

@@ -16,8 +16,9 @@ import numpy as np
 
 from .jit import kernel
 from .prng import draw, mix
+from .steps import ARG_LIMIT
 
-ACTORS = 16
+ACTORS = ARG_LIMIT
 """Steps are weighed by their first argument (the acting replica, or the record), below 16;
 column ACTORS of a weight table is the kind's own weight."""
 
