@@ -4,10 +4,11 @@ Coverage (`checker.coverage`) is counted on every search, so its cost is the dif
 this revision and one without it. For each revision (the baseline checked out in a temporary
 git worktree) and each case, this runs `replcheck check --json` in a fresh process, on the local
 engine and on Spark, after a warm-up run that compiles the revision's kernels, and reads the
-search's own seconds from the result. It prints (JSON on stdout, a table on stderr) per case and
-engine the states, both revisions' search seconds and states/s, and the cost in percent.
+search's own seconds from the result, `--repeat` times each, the two revisions alternating, and
+keeps each revision's median. It prints (JSON on stdout, a table on stderr) per case and engine
+the states, both revisions' median search seconds and states/s, and the cost in percent.
 
-    python -m benchmarks.coverage --baseline eaf9c47          # the 10 M-state run and fetch at RF 3
+    python -m benchmarks.coverage --baseline eaf9c47          # the 10 M-state run, fetch at RF 3 (15 min)
     python -m benchmarks.coverage --baseline eaf9c47 --quick  # two small cases (a minute)
 
 Run it on a quiet machine: the two revisions' searches alternate, so drift hits both alike.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,11 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = {
     "spec kip320 3/2/2/3": ["--model", "spec", "--variant", "kip320", "--replicas", "3", "--max-epoch", "3",
                             "--no-symmetry"],
-    "fetch kip320 RF3 max-crashes 1": ["--model", "fetch", "--variant", "kip320", "--replicas", "3",
-                                       "--max-crashes", "1"],
+    "fetch kip966 LRS bounds": ["--model", "fetch", "--variant", "kip966", "--replicas", "3",
+                                "--min-insync-replicas", "2", "--flush", "async", "--log-size", "2",
+                                "--max-records", "2", "--max-crashes", "1", "--max-epoch", "3",
+                                "--invariant", "committed-survives"],
 }
 """The 10 M-state run of the spec model (the engines benchmark's), and the fetch model at
-replication factor 3 with every invariant."""
+replication factor 3 at the Last Replica Standing bounds (4.5 M orbits)."""
 QUICK = {
     "spec kip320 3/2/2/2": ["--model", "spec", "--variant", "kip320", "--replicas", "3", "--no-symmetry"],
     "fetch kip320 RF2": ["--model", "fetch", "--variant", "kip320", "--replicas", "2"],
@@ -61,7 +65,8 @@ def _env(tree: Path) -> dict:
 @click.option("--quick", is_flag=True, help="two small cases instead of the 10 M-state run")
 @click.option("--engine", "engines", multiple=True, type=click.Choice(list(ENGINES)), default=tuple(ENGINES),
               show_default=True)
-def main(baseline, quick, engines):
+@click.option("--repeat", default=3, show_default=True, help="runs of each case per revision (the median counts)")
+def main(baseline, quick, engines, repeat):
     """Run every case on both revisions and report the cost of coverage."""
     cases = QUICK if quick else CASES
     rows = []
@@ -75,9 +80,12 @@ def main(baseline, quick, engines):
                     search_seconds(tree, [*args, "--engine", "local", "--max-depth", "2"])
             for name, args in cases.items():
                 for engine in engines:
-                    (states, before), (again, after) = (search_seconds(tree, [*args, *ENGINES[engine]])
-                                                        for tree in (old, ROOT))
-                    assert states == again, f"{name}: the revisions disagree ({states:,} and {again:,} states)"
+                    runs = [[search_seconds(tree, [*args, *ENGINES[engine]]) for tree in (old, ROOT)]
+                            for _ in range(repeat)]
+                    counts = {states for pair in runs for states, _ in pair}
+                    assert len(counts) == 1, f"{name}: the runs disagree ({sorted(counts)} states)"
+                    states = counts.pop()
+                    before, after = (statistics.median(pair[i][1] for pair in runs) for i in (0, 1))
                     rows.append({"case": name, "engine": engine, "distinct_states": states,
                                  "baseline_seconds": before, "seconds": after,
                                  "baseline_states_per_s": round(states / before), "states_per_s": round(states / after),
