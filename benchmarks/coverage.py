@@ -66,9 +66,10 @@ def _env(tree: Path) -> dict:
 @click.option("--engine", "engines", multiple=True, type=click.Choice(list(ENGINES)), default=tuple(ENGINES),
               show_default=True)
 @click.option("--repeat", default=3, show_default=True, help="runs of each case per revision (the median counts)")
-def main(baseline, quick, engines, repeat):
+@click.option("--only", default=None, metavar="TEXT", help="only the cases whose name contains TEXT")
+def main(baseline, quick, engines, repeat, only):
     """Run every case on both revisions and report the cost of coverage."""
-    cases = QUICK if quick else CASES
+    cases = {name: args for name, args in (QUICK if quick else CASES).items() if only is None or only in name}
     rows = []
     with tempfile.TemporaryDirectory(prefix="replcheck-baseline-") as scratch:
         old = Path(scratch) / "tree"

@@ -71,14 +71,13 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
     fired, enabled = empty_counts(len(kernel.action_kinds))
-    stamp = np.zeros_like(enabled)
     tally = empty_tally(kernel.guards)
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
             visited.shards, buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes,
-            batch_parents, out, fps, parent, code, viol, n, fired, enabled, stamp, step_fp, step_code,
+            batch_parents, out, fps, parent, code, viol, n, fired, enabled, step_fp, step_code,
             step_parent)
         generated += g
         if position >= len(order):

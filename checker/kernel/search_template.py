@@ -48,8 +48,7 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
            buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
-           out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, stamp, step_fp, step_code,
-           step_parent):
+           out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, step_fp, step_code, step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
     the frontier is done, `out` is too full for one more batch or a table of the visited set
     (`shards`, see `visited_set`) is at its load limit.
@@ -64,8 +63,8 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     before their successors are looked up, in the same order. Coverage (`checker.coverage`):
     `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
     `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
-    enabled, each state counted once with `stamp` (the frontier position + 1 last counted in
-    each cell), and `tally` the guards that kept steps from being taken and the named events of
+    enabled (a state's steps are taken in code order, which groups them by kind, then actor),
+    and `tally` the guards that kept steps from being taken and the named events of
     the steps taken (`checker.kernel.guards`). Returns (next position, n_out, successors
     generated)."""
     width = front.shape[1]
@@ -89,17 +88,18 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
                     rank[k - 1], rank[k] = rank[k], rank[k - 1]
                     k -= 1
+            last_kind, last_actor = -1, -1
             for jj in range(n):
                 j = rank[jj]
                 code = acts[j]
                 kind, actor = code_kind(code), code_actor(code)
                 fired[kind, actor] += 1
-                if stamp[kind, ANY_ACTOR] != p + 1:
-                    stamp[kind, ANY_ACTOR] = p + 1
+                if kind != last_kind:  # codes order by kind, then actor: each group is contiguous
                     enabled[kind, ANY_ACTOR] += 1
-                if stamp[kind, actor] != p + 1:
-                    stamp[kind, actor] = p + 1
                     enabled[kind, actor] += 1
+                elif actor != last_actor:
+                    enabled[kind, actor] += 1
+                last_kind, last_actor = kind, actor
                 row = buf[j]
                 if step_mask:
                     broken = broken_steps(s, code, row, lay, step_mask)
