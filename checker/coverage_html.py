@@ -43,8 +43,8 @@ def coverage_page(result: CheckResult) -> str:
                f"{result.distinct_states:,} distinct states, {result.generated_states:,} steps, depth {result.depth}, "
                f"{coverage.expanded:,} states expanded.")
     warnings = "".join(f'<p class="warning">{html.escape(w["message"])}</p>' for w in coverage_warnings(result))
-    rows = [_action_rows(coverage, k) for k in range(len(coverage.kinds))]
     scale = max([coverage.row(k)["fired"] for k in range(len(coverage.kinds))] + [1])
+    rows = "".join(_action_rows(coverage, k, scale) for k in range(len(coverage.kinds)))
     events = coverage.events()
     event_rows = "".join(_event_row(coverage, name, row, max([r["fired"] for r in events.values()] + [1]))
                          for name, row in events.items())
@@ -63,7 +63,7 @@ def coverage_page(result: CheckResult) -> str:
 <span class="key" style="background:#1b6e34"></span>new states they found (bars on one scale: {scale:,} steps)</p>
 <table id="actions"><thead><tr><th class="name">action</th><th class="num">enabled in</th><th class="num">fired</th>
 <th class="num">new states</th><th class="bar">fired and new</th><th class="num">first depth</th><th class="why">why not</th></tr>
-</thead><tbody>{"".join(r.replace("SCALE", str(scale)) for r in rows)}</tbody></table>
+</thead><tbody>{rows}</tbody></table>
 {event_table}
 <h2>Each action's share of the steps, level by level</h2>
 <figure id="shares">{_share_chart(coverage)}</figure>
@@ -71,24 +71,24 @@ def coverage_page(result: CheckResult) -> str:
 """
 
 
-def _action_rows(coverage, k: int) -> str:
-    """The row of action kind k and those of the replicas that take it (bar widths are filled
-    in against SCALE)."""
+def _action_rows(coverage, k: int, scale: int) -> str:
+    """The row of action kind k and those of the replicas that take it, bars against `scale`
+    steps."""
     name = coverage.kinds[k]
     row = coverage.row(k)
-    rows = [_action_row(name, row, "" if row["fired"] else why_not(coverage, name), "")]
-    rows += [_action_row(f"by r{a + 1}", coverage.row(k, a), "", "replica") for a in coverage.replicas_of(k)]
+    rows = [_action_row(name, row, "" if row["fired"] else why_not(coverage, name), "", scale)]
+    rows += [_action_row(f"by r{a + 1}", coverage.row(k, a), "", "replica", scale) for a in coverage.replicas_of(k)]
     return "".join(rows)
 
 
-def _action_row(name: str, row: dict[str, Any], why: str, kind: str) -> str:
+def _action_row(name: str, row: dict[str, Any], why: str, kind: str, scale: int) -> str:
     first = row["first_depth"]
     classes = " ".join(c for c in (kind, "never" if not row["fired"] else "") if c)
     return (f'<tr class="{classes}" data-action="{html.escape(name)}"><td class="name">{html.escape(name)}</td>'
             f'<td class="num">{row["enabled"]:,}</td><td class="num">{row["fired"]:,}</td>'
             f'<td class="num">{row["new"]:,}</td><td class="bar"><div class="track">'
-            f'<div class="fired" style="width:calc(100% * {row["fired"]} / SCALE)"></div>'
-            f'<div class="new" style="width:calc(100% * {row["new"]} / SCALE)"></div></div></td>'
+            f'<div class="fired" style="width:calc(100% * {row["fired"]} / {scale})"></div>'
+            f'<div class="new" style="width:calc(100% * {row["new"]} / {scale})"></div></div></td>'
             f'<td class="num">{"never" if first is None else first}</td><td class="why">{html.escape(why)}</td></tr>')
 
 

@@ -36,7 +36,7 @@ ELR_MEMBER_UNFENCED = guard("ElrElection", "an ELR member is unfenced")
 LAST_LEADER_UNFENCED = guard("LastLeaderElection", "the last known leader is unfenced")
 NO_CLEAN_CANDIDATE = guard("UncleanElection", "no ISR (or ELR) member can be elected")
 UNCLEAN_ON = guard("UncleanElection", "unclean.leader.election is on")
-ANY_REPLICA_UP = guard(("UncleanElection",), "a replica outside the ISR is up and unfenced")
+ANY_REPLICA_UP = guard("UncleanElection", "a replica outside the ISR is up and unfenced")
 
 # -- the producer without retries --
 WRITE_NO_RETRIES = guard("ProducerWrite", "the producer does not retry (--retries off)")
