@@ -153,19 +153,17 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
     depth = 0
     while depth < max_depth:
         n = successors(s, lay, buf, acts, tally)
-        seen = 0
-        for j in range(n):
-            seen |= 1 << code_kind(acts[j])
-        for k in range(enabled.shape[0]):
-            if (seen >> k) & 1:
-                enabled[k, ANY_ACTOR] += 1
+        seen = 0  # every kind enabled here (coverage), whatever its weight
         kinds = 0
         total = 0
         for j in range(n):
             kind = code_kind(acts[j])
-            if weights[kind, 16] and not (kinds >> kind) & 1:
-                kinds |= 1 << kind
-                total += weights[kind, 16]
+            if not (seen >> kind) & 1:
+                seen |= 1 << kind
+                enabled[kind, ANY_ACTOR] += 1
+                if weights[kind, 16]:
+                    kinds |= 1 << kind
+                    total += weights[kind, 16]
         if total == 0:
             break
         state, pick = draw(state, total)
