@@ -11,11 +11,13 @@ that fetches), a search counts
 - **first depth**: the depth of the first state a step of the kind reached (the length of the
   shortest behaviour that takes one).
 
-Where the model names its guards and events (`checker.kernel.guards`), it also counts how often
-each guard was tested and how often it was false (kept a step from being taken), and how many
-steps had each named event (an unclean election, say) and at which depth the first did. For an
-action or event that never fired, `blocked_by` names its guard that was false every time it
-was tested, or else the one false most often.
+Where the model names its events (`checker.kernel.guards`), it counts how many steps had each
+(an unclean election, say) and at which depth the first did. Where it names its guards, and the
+run asked for them (`--coverage`: counting them costs a search over a tenth of its time, so
+`guards_counted` says whether it did), it also counts how often each guard was tested and how
+often it was false (kept a step from being taken); for an action or event that never fired,
+`blocked_by` then names its guard that was false every time it was tested, or else the one
+false most often.
 
 A simulation keeps the same figures over its walks, with two differences: `enabled` counts the
 steps of walks at which the kind was enabled (not states), and there is no `new` (walks keep
@@ -67,11 +69,13 @@ class Coverage:
     argument is a replica, so its figures are also kept per replica."""
 
     def __init__(self, kinds: tuple[str, ...], replica_acts: tuple[bool, ...] | None = None,
-                 guards: GuardBook = NO_GUARDS):
+                 guards: GuardBook = NO_GUARDS, guards_counted: bool = True):
         n = len(kinds)
         self.kinds = tuple(kinds)
         self.replica_acts = tuple(replica_acts) if replica_acts is not None else (False,) * n
         self.guards = guards
+        self.guards_counted = guards_counted
+        """Whether every level's guards were counted (events are counted always)."""
         self.tally = empty_tally(guards)
         self.tally_first = np.full(len(self.tally), -1, np.int64)
         self.initial = 0
@@ -91,7 +95,7 @@ class Coverage:
                   tally: np.ndarray | None = None) -> None:
         """One level's expansion: `expanded` states of depth - 1, whose steps (`fired`,
         `enabled` as `empty_counts` shapes them, `tally` as `empty_tally` does, each summed over
-        every part of the level) reach depth `depth`."""
+        every part of the level; a one-column tally counts events only) reach depth `depth`."""
         self.expanded += expanded
         taken = np.concatenate([fired, fired.sum(axis=1, keepdims=True)], axis=1)
         self.first[(self.first < 0) & (taken > 0)] = depth
@@ -99,7 +103,15 @@ class Coverage:
         self.enabled += enabled
         self.by_depth.append(fired.sum(axis=1).tolist())
         if tally is not None:
-            self.tally_first[(self.tally_first < 0) & (tally[:, REACHED] > 0)] = depth
+            self.add_tally(tally)
+            self.tally_first[(self.tally_first < 0) & (self.tally[:, REACHED] > 0)] = depth
+
+    def add_tally(self, tally: np.ndarray) -> None:
+        """Add a tally of guards and events (`empty_tally`'s shapes: guards and events, or
+        events only)."""
+        if tally.ndim == 1:
+            self.tally[:, REACHED] += tally
+        else:
             self.tally += tally
 
     def took(self, kind: int, actor: int, step: int) -> None:
@@ -120,6 +132,7 @@ class Coverage:
             setattr(self, name, np.where((mine < 0) | ((theirs >= 0) & (theirs < mine)), theirs, mine))
         self.expanded += other.expanded
         self.initial += other.initial
+        self.guards_counted = self.guards_counted and other.guards_counted
 
     def add_new(self, new: np.ndarray) -> None:
         """One level's new states per (kind, actor) (`new_counts`)."""
@@ -155,7 +168,10 @@ class Coverage:
 
     def guard_rows(self, owner: str) -> list[dict[str, Any]]:
         """The guards of action kind or event `owner`: each one's name, how often it was tested
-        and how often it was false, in the order the model declares them."""
+        and how often it was false, in the order the model declares them (none when the run
+        did not count guards)."""
+        if not self.guards_counted:
+            return []
         return [{"guard": self.guards.entries[g].name, "tested": int(self.tally[g, REACHED]),
                  "false": int(self.tally[g, FALSE])} for g in self.guards.guards_of(owner)]
 
@@ -215,7 +231,8 @@ class Coverage:
         events = self.events()
         for name, row in events.items():
             self._explain(name, row)
-        return {"states_expanded": self.expanded, "initial_states": self.initial, "actions": actions,
+        return {"states_expanded": self.expanded, "initial_states": self.initial,
+                "guards_counted": self.guards_counted and bool(len(self.guards)), "actions": actions,
                 "events": events, "never_fired": self.never_fired(), "fired_by_depth": self.fired_by_depth()}
 
     def fired_by_depth(self) -> dict[str, list[int]]:
@@ -236,7 +253,8 @@ class Coverage:
         return {"kinds": list(self.kinds), "replica_acts": list(self.replica_acts), "initial": self.initial,
                 "expanded": self.expanded, "fired": self.fired.tolist(), "enabled": self.enabled.tolist(),
                 "new": self.new.tolist(), "first": self.first.tolist(), "tally": self.tally.tolist(),
-                "tally_first": self.tally_first.tolist(), "by_depth": self.by_depth}
+                "tally_first": self.tally_first.tolist(), "by_depth": self.by_depth,
+                "guards_counted": self.guards_counted}
 
     @classmethod
     def from_doc(cls, doc: Any, guards: GuardBook | None = None) -> "Coverage":
@@ -261,6 +279,9 @@ class Coverage:
             if (by_depth < 0).any():
                 raise ValueError("by_depth")
             coverage.by_depth = by_depth.tolist()
+            coverage.guards_counted = doc.get("guards_counted", True)
+            if not isinstance(coverage.guards_counted, bool):
+                raise ValueError("guards_counted")
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"not a coverage record ({exc})") from None
         return coverage

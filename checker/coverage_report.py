@@ -26,8 +26,12 @@ def coverage_warnings(result: CheckResult) -> list[dict[str, Any]]:
     for name in result.relied_on:
         if name in never:
             why = why_not(coverage, name)
+            if why:
+                why = f" (guard {why})"
+            elif not coverage.guards_counted and len(coverage.guards):
+                why = " (--coverage names the guard that kept it from firing)"
             warnings.append({"never_fired": name, "blocked_by": coverage.blocked_by(name),
-                             "message": f"{name} never fired at these bounds" + (f" (guard {why})" if why else "")})
+                             "message": f"{name} never fired at these bounds{why}"})
     return warnings
 
 

@@ -179,10 +179,8 @@ class KernelShard:
         return kind_of(codes)
 
     def tally(self):
-        """An empty tally of the model's guards and events."""
-        from .kernel.guards import empty_tally
-
-        return empty_tally(self.kernel.guards)
+        """An empty tally of the model's events, and of its guards when the kernel counts them."""
+        return self.kernel.new_tally()
 
     def actor_of(self, codes: np.ndarray) -> np.ndarray:
         """The acting replica (first argument) of each action code."""

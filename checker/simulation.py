@@ -135,7 +135,8 @@ class KernelWalker:
         self.weights = np.zeros((len(kernel.action_kinds), ACTORS + 1), np.int64)
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
         self.acts = np.zeros(kernel.max_successors, np.int64)
-        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards)
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards)
+        self.tally = kernel.new_tally()
         self.allowed = np.zeros(kernel.max_successors, np.int64)
         self.path = np.zeros(max(max_depth, 1), np.int64)
         self.fps = np.zeros(max(max_depth, 1) + 1, np.int64)
@@ -147,10 +148,12 @@ class KernelWalker:
         weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
                              self.weights)
         depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, weights,
-                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.coverage.tally,
+                                            self.invariant_mask, self.step_mask, self.buf, self.acts, self.tally,
                                             self.allowed, self.path, self.fps[1:], self.coverage.fired,
                                             self.coverage.enabled, self.coverage.first)
         self.fps[0] = self.initial_fp
+        self.coverage.add_tally(self.tally)
+        self.tally[:] = 0
         violated = [n for i, n in enumerate(self.invariant_names) if n and v >> i & 1]
         violated += [n for i, n in enumerate(self.step_names) if n and broken >> i & 1]
         actions = tuple(int(c) for c in self.path[:depth]) if violated else ()

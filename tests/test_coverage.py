@@ -158,12 +158,17 @@ def test_walks_count_every_step_they_take_the_same_on_both_engines():
 def test_a_run_that_holds_without_a_crash_says_so_on_its_verdict():
     args = ("check", "--model", "fetch", "--variant", "kip320", "--replicas", "2", "--max-crashes", "0",
             "--max-fencings", "1", "--engine", "local")
-    data = run_json(*args)
+    data = run_json(*args, "--coverage")
     (warning,) = data["coverage_warnings"]
     assert warning["never_fired"] == "Crash" and warning["blocked_by"]["guard"] == "stops remain (--max-crashes)"
     assert all(p["status"] == "holds" for p in data["invariants"].values())
-    text = run_cli(*args).stdout
+    text = run_cli(*args, "--coverage").stdout
     assert "holds, but Crash never fired at these bounds (guard 'stops remain (--max-crashes)' false all" in text
+    plain = run_json(*args)  # guards are counted on request only: the warning stays, naming no guard
+    (warning,) = plain["coverage_warnings"]
+    assert warning["never_fired"] == "Crash" and warning["blocked_by"] is None
+    assert "--coverage names the guard" in warning["message"]
+    assert plain["generated_states"] == data["generated_states"]
     assert run_json("check", "--model", "fetch", "--variant", "kip320", "--replicas", "2",
                     "--engine", "local")["coverage_warnings"] == []
 

@@ -20,7 +20,7 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
 from traces.table import trace_table
-from .common import make_dir, model_and_properties, saved_traces, stdout_console, symmetry_for, write_junit
+from .common import count_guards, make_dir, model_and_properties, saved_traces, stdout_console, symmetry_for, write_junit
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
@@ -106,6 +106,7 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
     was decided), 1 (an invariant is violated, or the search stopped before every property was
     decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved)."""
     label = f"{model.name} {model.variant or ''}".strip()
+    count_guards([model], show_coverage or coverage_html is not None)
     with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
                 as_json, progress_file) as (explore, on_level):
         result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)

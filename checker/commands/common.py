@@ -92,6 +92,16 @@ def model_and_properties(model_name: str, variant: str | None, names, bounds: di
     return model, applicable([model], properties, bool(names))
 
 
+def count_guards(models, wanted: bool) -> None:
+    """Have the searches and walks of `models` count their guards (how often each was tested
+    and false, `checker.kernel.guards`) when `wanted` (`--coverage`): their compiled actions
+    then keep the counting they otherwise leave out."""
+    for model in models:
+        kernel = getattr(model, "kernel", None)
+        if wanted and kernel is not None:
+            kernel.count_guards = True
+
+
 def buildable(model_name: str, variant: str, ghost: bool, configs: list) -> tuple[list, list]:
     """The sweep's configurations that make a model, and their models. A combination the model
     refuses (a majority quorum with unclean election, say) is skipped with a notice on stderr;

@@ -14,7 +14,7 @@ from checker.report import comparison_markdown, comparison_table, comparison_to_
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
-from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, save_traces,
+from .common import (applicable, check_report_options, count_guards, default_output, make_dir, render_or_fail, save_traces,
                      stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
@@ -47,6 +47,7 @@ def compare(model_name, variants, rules, invariant_names, trace_dir, render_form
     make_dir(trace_dir)
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)
+    count_guards(models.values(), show_coverage)
     with search(engine, master, partitions, work_dir, memory_budget, model_name, models.values(), symmetric,
                 progress_file=progress_file) as (explore, on_level):
         results = compare_variants(explore, models, invariants, on_level)

@@ -15,7 +15,7 @@ from checker.sweep import configurations, sweep
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS
-from .common import (buildable, check_report_options, default_output, make_dir, render_or_fail, save_traces,
+from .common import (buildable, check_report_options, count_guards, default_output, make_dir, render_or_fail, save_traces,
                      stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
@@ -48,6 +48,7 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
         raise UserError(str(exc)) from None
     make_dir(trace_dir)
     symmetric = symmetry_for(models, invariants, symmetry)
+    count_guards(models, show_coverage)
     with search(engine, master, partitions, work_dir, memory_budget, f"{model_name} sweep", models, symmetric,
                 progress_file=progress_file) as (explore, on_level):
         runs = sweep(explore, list(zip(configs, models)), invariants, on_level)

@@ -38,6 +38,9 @@ class Kernel:
     replica_acts: tuple[bool, ...] | None = None
     """Per action kind, whether its first argument is the replica that acts (coverage is then
     also kept per replica, `checker.coverage`); None: every kind with an argument."""
+    count_guards: bool = False
+    """Whether searches and walks on this kernel count how often each guard was tested and
+    false (`--coverage`); events are counted always."""
     _buffers: tuple = field(default=(), repr=False)
 
     @property
@@ -56,11 +59,17 @@ class Kernel:
         """Bytes in one packed row."""
         return self.layout.width
 
+    def new_tally(self) -> np.ndarray:
+        """A zeroed tally for this kernel's actions: guards and events with `count_guards`,
+        else events only (`checker.kernel.guards.empty_tally`)."""
+        return empty_tally(self.guards, self.count_guards)
+
     def buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A successor buffer (rows), its action codes and a guard tally, reused between calls."""
+        """A successor buffer (rows), its action codes and an events-only tally, reused between
+        calls."""
         if not self._buffers:
             self._buffers = (np.zeros((self.max_successors, self.width), np.int8),
-                             np.zeros(self.max_successors, np.int64), empty_tally(self.guards))
+                             np.zeros(self.max_successors, np.int64), empty_tally(self.guards, False))
         return self._buffers
 
     def successor_rows(self, row: np.ndarray) -> list[tuple[int, np.ndarray]]:

@@ -12,7 +12,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ..coverage import empty_counts
-from .guards import empty_tally
 from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
@@ -71,7 +70,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
     fired, enabled = empty_counts(len(kernel.action_kinds))
-    tally = empty_tally(kernel.guards)
+    tally = kernel.new_tally()
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(

@@ -77,24 +77,32 @@ REACHED, FALSE = 0, 1
 false."""
 
 
-def empty_tally(book: GuardBook):
-    """A zeroed tally for `book` (one row per guard or event)."""
+def empty_tally(book: GuardBook, guards: bool = True):
+    """A zeroed tally for `book`: one row (REACHED, FALSE) per guard or event when `guards`
+    are counted, else one count per entry, of which only the events' are used."""
     import numpy as np
 
-    return np.zeros((max(len(book), 1), 2), np.int64)
+    rows = max(len(book), 1)
+    return np.zeros((rows, 2) if guards else rows, np.int64)
 
 
 @kernel
 def holds(tally, guard, condition):
     """`condition`, counting in `tally` that `guard` was tested and, when it is false, that it
-    kept a step from being taken."""
-    tally[guard, REACHED] += 1
-    if not condition:
-        tally[guard, FALSE] += 1
+    kept a step from being taken. A one-column tally counts no guards: its number of dimensions
+    is known when the action is compiled, so that copy of the action has no counting left in
+    it (counting guards costs a search over a tenth of its time, so it is done on request)."""
+    if tally.ndim == 2:
+        tally[guard, REACHED] += 1
+        if not condition:
+            tally[guard, FALSE] += 1
     return condition
 
 
 @kernel
 def note(tally, event):
-    """Count one step with the named outcome `event`."""
-    tally[event, REACHED] += 1
+    """Count one step with the named outcome `event` (in either form of tally)."""
+    if tally.ndim == 2:
+        tally[event, REACHED] += 1
+    else:
+        tally[event] += 1

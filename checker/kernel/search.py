@@ -101,7 +101,7 @@ class KernelSearch:
         self.found_fps: dict[str, int] = {}  # ... and that state's fingerprint
         self.broken: dict[str, int] = {}     # step property -> discovery index of the state it breaks from
         self.broken_fps: dict[str, int] = {}
-        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards)
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards)
         self.depth, self.base, self.growth, self.offset = 0, 0, 3.0, 0.0
         self.exhausted = False
 
@@ -256,6 +256,7 @@ class KernelSearch:
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated
         self.coverage = restored_coverage(saved.coverage, kernel.guards)
+        self.coverage.guards_counted &= kernel.count_guards  # counted on every level, or not at all
         for name, fp in saved.found.items():
             self.found[name], self.found_fps[name] = _index_of(levels, fp), fp
         for name, fp in saved.broken.items():

@@ -102,8 +102,8 @@ def _start(kernel, initial_state) -> tuple:
 
 
 def _walk(kernel, row: np.ndarray, invariants: int, steps: int) -> None:
-    room, coverage = kernel.max_successors, Coverage(kernel.action_kinds, guards=kernel.guards)
+    room, coverage = kernel.max_successors, Coverage(kernel.action_kinds)
     kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
                        invariants, steps, np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64),
-                       coverage.tally, np.zeros(room, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                       kernel.new_tally(), np.zeros(room, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
                        coverage.fired, coverage.enabled, coverage.first)
