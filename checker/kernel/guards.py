@@ -1,10 +1,11 @@
 """Named guards and named events: why steps were not taken, and what the steps taken did.
 
 A model's compiled actions test each condition that can keep a step from being taken through
-`holds(tally, GUARD, condition)`, which counts in `tally[GUARD, REACHED]` every time the
-condition is tested and in `tally[GUARD, FALSE]` every time it is false; a named outcome of a
-step (an unclean election, an election from the ELR) is counted in `tally[EVENT, REACHED]`
-with `note(tally, EVENT)` where the step is emitted. The names are declared once, in the
+`holds(tally, GUARD, condition)`, which, given a two-column tally (a run that asked for its
+coverage), counts in `tally[GUARD, REACHED]` every time the condition is tested and in
+`tally[GUARD, FALSE]` every time it is false; a named outcome of a step (an unclean election,
+an election from the ELR) is counted with `note(tally, EVENT)` where the step is emitted, in
+either form of tally (a one-column tally counts events only). The names are declared once, in the
 model's `GuardBook` (one module per model, next to its actions), and the kernel's own
 conditions are what is counted: there is no second description of the rules for the report.
 
