@@ -379,6 +379,10 @@ def check():
               help="uniform: a walk draws an enabled action kind, then one of its steps, each alike; random: each "
                    "walk draws its own weight for each kind and each replica's steps of it; mixed: odd-numbered "
                    "walks random, even ones uniform")
+@click.option("--steer", default="auto", show_default=True, metavar="INVARIANT|auto|none",
+              help="steer walks toward this invariant's violation by its milestones: walks start again from the "
+                   "furthest milestone states reached so far; auto: the first checked invariant that has "
+                   "milestones; none: every walk from the initial state")
 @click.option("--seed", type=WholeNumber(0, MAX_SEED, "the walks' generator is 64-bit"), default=0, show_default=True,
               help="the simulation's seed: the same seed and --walks give the same walks on either engine")
 @click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,

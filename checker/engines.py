@@ -64,18 +64,20 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
 @contextmanager
 def simulation_session(engine: str, *, master: str | None = None, partitions: int | None = None):
     """Yield a `simulate(model, properties, walks=..., seconds=..., max_depth=..., swarm=...,
-    weights=..., seed=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
+    weights=..., seed=..., steer=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
     named engine: in this process, or as Spark tasks (on `master`, default the embedded
     `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
     by the local engine only. Raises checker.java.EngineUnavailable when Spark cannot start."""
     from .simulation import Tally, run_walks, walker
 
     if engine == "local":
-        def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, on_batch=None):
-            walks_here = walker(model, properties, max_depth, swarm, seed, weights)
+        def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, steer=None,
+                     on_batch=None):
+            walks_here = walker(model, properties, max_depth, swarm, seed, weights, steer)
             numbers = range(walks) if walks is not None else itertools.count()
             deadline = None if seconds is None else time.monotonic() + seconds
-            return run_walks(walks_here.run, numbers, deadline, Tally(coverage=walks_here.coverage), on_batch)
+            return run_walks(walks_here.run, numbers, deadline,
+                             Tally(coverage=walks_here.coverage, climbs=walks_here.climbs), on_batch)
         yield simulate
         return
     from .spark_context import spark_context

@@ -40,6 +40,10 @@ class Invariant:
     named_only: str = ""
     """Why this invariant is checked only when named (empty: it is among the defaults), for an
     invariant that fails by its model's own design."""
+    milestones: tuple[str, ...] = ()
+    """The stages of the usual story of a violation, levels 1, 2, ... (empty: none), which
+    simulation steers by (`checker.splitting`): the model's kernel gives a state's level with
+    `milestone(row, layout, bit)`, bit being this invariant's place in the kernel's list."""
 
     @property
     def meaning(self) -> str:

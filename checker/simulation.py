@@ -30,6 +30,7 @@ from .invariant import StepProperty
 from .kernel.prng import draw, mix, walk_seed
 from .kernel.walk_weights import ACTORS, walk_weights
 from .sketch import DistinctSketch
+from .splitting import GROUP, Archive, Milestone
 
 SWARM_SALT = np.uint64(0x5157A2D)
 """Mixed into a walk's seed to draw the action kinds it drops in swarm mode."""
@@ -56,8 +57,8 @@ class Found:
 
 @dataclass
 class Tally:
-    """What a set of walks saw: how many walks, states visited (each walk's initial state and
-    every state it reached), the deepest walk, a sketch of the distinct states, per property
+    """What a set of walks saw: how many walks, states visited (the state each walk started
+    from and every state it reached), the deepest walk, a sketch of the distinct states, per property
     the best violating walk, and the walks' coverage (`checker.coverage`; the walker's own,
     which it fills as it walks)."""
 
@@ -67,11 +68,18 @@ class Tally:
     sketch: DistinctSketch = field(default_factory=DistinctSketch)
     found: dict[str, Found] = field(default_factory=dict)
     coverage: Coverage | None = None
+    first_found: dict[str, float] = field(default_factory=dict)
+    """Per property found: the seconds into the simulation at which a walk first found it
+    (not necessarily the walk shown, which is the shortest)."""
+    climbs: np.ndarray | None = None
+    """Steered walks (`checker.splitting`): per milestone level, how many walks climbed to it
+    (index 0 unused); the walker's own, which it fills as it walks."""
 
     def record(self, walk: int, depth: int, violated: list[str], actions: tuple, fps: np.ndarray) -> None:
-        """Add one walk's outcome."""
+        """Add one walk's outcome: its depth from the initial state, and the fingerprints of
+        the states it visited (from where it started)."""
         self.walks += 1
-        self.states += depth + 1
+        self.states += len(fps)
         self.deepest = max(self.deepest, depth)
         self.sketch.add(fps)
         for name in violated:
@@ -93,6 +101,10 @@ class Tally:
                 self.coverage = other.coverage
             else:
                 self.coverage.merge(other.coverage)
+        for name, seconds in other.first_found.items():
+            self.first_found[name] = min(seconds, self.first_found.get(name, seconds))
+        if other.climbs is not None:
+            self.climbs = other.climbs.copy() if self.climbs is None else self.climbs + other.climbs
 
 
 def dropped_kinds(state, kinds: int, swarm: bool) -> int:
@@ -121,7 +133,8 @@ def weights_of(state, kinds: int, swarm: bool, weighted: bool, table: np.ndarray
 class KernelWalker:
     """Random walks on a model's packed rows, by the compiled `walk` of its search module."""
 
-    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed",
+                 steer: str | None = None):
         kernel = model.kernel
         self.kernel, self.search, self.layout = kernel, kernel.search, kernel.layout
         names = {p.name for p in properties}
@@ -129,8 +142,8 @@ class KernelWalker:
         self.step_names = [n if n in names else None for n in kernel.step_property_names]
         self.invariant_mask = sum(1 << i for i, n in enumerate(self.invariant_names) if n)
         self.step_mask = sum(1 << i for i, n in enumerate(self.step_names) if n)
-        self.initial = kernel.encode(model.initial_states()[0])
-        self.initial_fp = int(row_fingerprint(self.initial))
+        initial = kernel.encode(model.initial_states()[0])
+        self.origin = Milestone(initial, int(row_fingerprint(initial)), ())
         self.max_depth, self.swarm, self.seed, self.weighting = max_depth, swarm, seed, weights
         self.weights = np.zeros((len(kernel.action_kinds), ACTORS + 1), np.int64)
         self.buf = np.zeros((kernel.max_successors, kernel.width), np.int8)
@@ -140,30 +153,69 @@ class KernelWalker:
         self.allowed = np.zeros(kernel.max_successors, np.int64)
         self.path = np.zeros(max(max_depth, 1), np.int64)
         self.fps = np.zeros(max(max_depth, 1) + 1, np.int64)
+        target = next((p for p in properties if p.name == steer), None)
+        levels = len(target.milestones) if target is not None else 0
+        self.steer = kernel.invariant_names.index(steer) if levels else -1
+        self.climbs = np.zeros(levels + 1, np.int64) if levels else None
+        self.climb_rows = np.zeros((levels + 1, kernel.width), np.int8)
+        self.climb_at = np.full(levels + 1, -1, np.int64)
+        self.archive: Archive | None = None
 
     def run(self, walk: int) -> tuple[int, list[str], tuple, np.ndarray]:
-        """Walk number `walk`: (steps, properties violated at its end, its action codes when it
-        violated one, the fingerprints of its states)."""
+        """Walk number `walk`: (steps from the initial state, properties violated at its end,
+        its action codes from the initial state when it violated one, the fingerprints of the
+        states it visited). A steered walk may start from an archived milestone state
+        (`checker.splitting`)."""
         state = np.uint64(walk_seed(self.seed, walk))
         weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
                              self.weights)
-        depth, v, broken = self.search.walk(self.initial, self.layout, state, self.max_depth, weights,
+        start = self._start(walk, state)
+        before = len(start.actions)
+        depth, v, broken = self.search.walk(start.row, self.layout, state, self.max_depth - before, weights,
                                             self.invariant_mask, self.step_mask, self.buf, self.acts, self.tally,
                                             self.allowed, self.path, self.fps[1:], self.coverage.fired,
-                                            self.coverage.enabled, self.coverage.first)
-        self.fps[0] = self.initial_fp
+                                            self.coverage.enabled, self.coverage.first, before, self.steer,
+                                            self.climb_rows, self.climb_at)
+        self.fps[0] = start.fingerprint
         self.coverage.add_tally(self.tally)
         self.tally[:] = 0
+        if self.archive is not None:
+            self._archive_climbs(start, state)
         violated = [n for i, n in enumerate(self.invariant_names) if n and v >> i & 1]
         violated += [n for i, n in enumerate(self.step_names) if n and broken >> i & 1]
-        actions = tuple(int(c) for c in self.path[:depth]) if violated else ()
-        return depth, violated, actions, self.fps[:depth + 1]
+        actions = start.actions + tuple(int(c) for c in self.path[:depth]) if violated else ()
+        return before + depth, violated, actions, self.fps[:depth + 1]
+
+    def _start(self, walk: int, state) -> Milestone:
+        """The state walk number `walk` starts from: the initial state, or for a steered walk
+        one its group's archive chooses (a new group starts a new archive)."""
+        if self.steer < 0:
+            return self.origin
+        group, index = divmod(walk, GROUP)
+        if self.archive is None or self.archive.group != group:
+            self.archive = Archive(group, self.origin)
+        return self.archive.start(index, state)
+
+    def _archive_climbs(self, start: Milestone, state) -> None:
+        """Archive the states the last walk climbed to, with the steps that lead to them."""
+        for level in np.flatnonzero(self.climb_at >= 0):
+            at = int(self.climb_at[level])
+            self.climbs[level] += 1
+            if len(start.actions) + at >= self.max_depth:
+                continue  # no walk could take a step from there
+            steps = start.actions + tuple(int(c) for c in self.path[:at])
+            self.archive.keep(int(level), Milestone(self.climb_rows[level].copy(), int(self.fps[at]), steps), state)
+        self.climb_at[:] = -1
 
 
 class PlainWalker:
-    """Random walks on a model's readable states (a model without a kernel)."""
+    """Random walks on a model's readable states (a model without a kernel, whose invariants
+    have no milestones: its walks are never steered)."""
 
-    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
+    climbs = None
+
+    def __init__(self, model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed",
+                 steer: str | None = None):
         self.model, self.max_depth, self.swarm, self.seed, self.weighting = model, max_depth, swarm, seed, weights
         self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
         self.steps = [p for p in properties if isinstance(p, StepProperty)]
@@ -216,21 +268,28 @@ def weighted_pick(state, items: list, weights: list) -> tuple:
     return np.uint64(state), item
 
 
-def walker(model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed"):
-    """The walker for this model: compiled when it has a kernel."""
+def walker(model, properties, max_depth: int, swarm: bool, seed: int, weights: str = "mixed",
+           steer: str | None = None):
+    """The walker for this model: compiled when it has a kernel; steered by the milestones of
+    the invariant named `steer` (None: not steered)."""
     kind = KernelWalker if getattr(model, "kernel", None) is not None else PlainWalker
-    return kind(model, properties, max_depth, swarm, seed, weights)
+    return kind(model, properties, max_depth, swarm, seed, weights, steer)
 
 
 def run_walks(walk: Callable, numbers, deadline: float | None, tally: Tally,
-              on_batch: Callable[[Tally], None] | None = None) -> Tally:
+              on_batch: Callable[[Tally], None] | None = None, started: float | None = None) -> Tally:
     """Run `walk` (a walker's `run`) for each walk number from the iterable `numbers`, until it
     is exhausted or, with a `deadline` (time.monotonic), the deadline passes; `on_batch(tally)`
-    about every `BATCH_SECONDS`."""
+    about every `BATCH_SECONDS`. The time each property was first found is counted from
+    `started` (time.monotonic; default now)."""
+    started = time.monotonic() if started is None else started
     batch_end = time.monotonic() + BATCH_SECONDS
     for number in numbers:
-        tally.record(number, *walk(number))
+        depth, violated, actions, fps = walk(number)
+        tally.record(number, depth, violated, actions, fps)
         now = time.monotonic()
+        for name in violated:
+            tally.first_found.setdefault(name, now - started)
         if now >= batch_end:
             if on_batch is not None:
                 on_batch(tally)

@@ -10,6 +10,7 @@ from rich.table import Table
 from .report import STYLES, bounds_text
 from .shorten import Shortened
 from .simulation import Tally
+from .splitting import GROUP
 
 
 def _how(short: Shortened) -> str:
@@ -38,6 +39,9 @@ def summary_table(model, tally: Tally, seconds: float, options: dict, engine: st
                        ("bounds", bounds_text(dict(model.parameters()))),
                        ("engine", engine),
                        ("walks", f"{tally.walks:,} (seed {options['seed']}, max depth {options['max_depth']}, {mode})"),
+                       ("steering", f"toward {options['steer']}: walks start again from the furthest milestone "
+                                    f"states reached (groups of {GROUP:,} walks)" if options.get("steer")
+                        else "none: every walk starts from the initial state"),
                        ("states visited", f"{tally.states:,}{rate}"),
                        ("distinct states", f"about {tally.sketch.estimate():,} (estimated)"),
                        ("deepest walk", f"{tally.deepest} steps"),
@@ -54,20 +58,45 @@ def verdict(prop, tally: Tally) -> str:
 
 
 def properties_table(properties, tally: Tally, shortened: dict[str, Shortened], files: dict[str, str]) -> Table:
-    """Per property: what the walks found, in which walk, and the shown trace's length and
-    how it was shortened."""
+    """Per property: what the walks found, how soon a walk first found it, in which walk (the
+    shortest), and the shown trace's length and how it was shortened."""
     table = Table(title="properties", title_justify="left")
-    for column in ("property", "verdict", "walk", "shown", "trace file"):
+    for column in ("property", "verdict", "first found", "walk", "shown", "trace file"):
         table.add_column(column)
     for prop in properties:
         said = verdict(prop, tally)
         style = STYLES.get({"not found": "unknown"}.get(said, said), "")
         if prop.name in tally.found:
             short = shortened[prop.name]
-            table.add_row(prop.name, f"[{style}]{said}[/]", f"#{tally.found[prop.name].walk}",
-                          f"{len(short.trace)} steps ({_how(short)})", files.get(prop.name, "-"))
+            table.add_row(prop.name, f"[{style}]{said}[/]", f"after {tally.first_found[prop.name]:.1f} s",
+                          f"#{tally.found[prop.name].walk}", f"{len(short.trace)} steps ({_how(short)})",
+                          files.get(prop.name, "-"))
         else:
-            table.add_row(prop.name, f"[{style}]{said}[/]", "-", "-", "-")
+            table.add_row(prop.name, f"[{style}]{said}[/]", "-", "-", "-", "-")
+    return table
+
+
+def milestone_rows(properties, tally: Tally, steer: str | None) -> list[dict[str, Any]]:
+    """The milestones of the invariant the walks were steered toward: per level, its stage
+    and how many walks climbed to it (empty when not steered)."""
+    target = next((p for p in properties if p.name == steer), None)
+    if target is None or tally.climbs is None:
+        return []
+    return [{"level": level, "stage": stage, "climbs": int(tally.climbs[level])}
+            for level, stage in enumerate(target.milestones, start=1)]
+
+
+def milestones_table(properties, tally: Tally, steer: str | None) -> Table | None:
+    """The steering target's milestones and how many walks climbed to each (None when not
+    steered): how close the walks came to a violation they did not find."""
+    rows = milestone_rows(properties, tally, steer)
+    if not rows:
+        return None
+    table = Table(title=f"milestones of {steer}", title_justify="left")
+    for column, justify in (("level", "right"), ("stage", "left"), ("walks that climbed to it", "right")):
+        table.add_column(column, justify=justify)
+    for row in rows:
+        table.add_row(str(row["level"]), row["stage"], f"{row['climbs']:,}")
     return table
 
 
@@ -87,7 +116,10 @@ def simulation_json(model, properties, tally: Tally, seconds: float, options: di
                                     "debugged_length": shortened[p.name].debugged,
                                     "reordered_moves": shortened[p.name].reordered, "bfs": shortened[p.name].bfs,
                                     "trace_length": len(shortened[p.name].trace),
-                                    "trace_file": files.get(p.name)} if p.name in tally.found else {})}
+                                    "trace_file": files.get(p.name),
+                                    "first_found_seconds": round(tally.first_found[p.name], 3)}
+                                   if p.name in tally.found else {})}
                        for p in properties},
+        **({"milestones": milestone_rows(properties, tally, options.get("steer"))} if options.get("steer") else {}),
         **shown,
     }

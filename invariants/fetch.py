@@ -22,6 +22,8 @@ from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, commi
                                 record_id, remote_leo, same_record)
 from model.fetch.state import NONE
 
+from .fetch_milestones import COMMITTED_MILESTONES, committed_milestone
+
 
 @kernel
 def committed_survives(s, lay):
@@ -352,6 +354,16 @@ def violations(s, lay, selected):
 
 
 @kernel
+def milestone(s, lay, invariant):
+    """How far `s` is along the usual story of a violation of the invariant with bit number
+    `invariant` in `STATE_INVARIANTS`: the level of its `milestones` (0: none, or no
+    milestones)."""
+    if invariant == 0:
+        return committed_milestone(s, lay)
+    return 0
+
+
+@kernel
 def broken_steps(s, code, t, lay, selected):
     """The step properties among `selected` (bit i: the i-th of `STEP_PROPERTIES`) that the step
     from `s` to `t` (by action `code`) breaks, witnesses reached included."""
@@ -397,13 +409,15 @@ def eligible_leader_replicas(parameters: dict) -> bool:
     return parameters.get("rules", {}).get("elr") == "on"
 
 
-def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None) -> Invariant:
+def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None,
+               milestones: tuple[str, ...] = ()) -> Invariant:
     return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate,
-                     only_when=only_when)
+                     only_when=only_when, milestones=milestones)
 
 
 STATE_INVARIANTS = (
-    _invariant("committed-survives", "committed records stay in the true leader's log", committed_survives, True),
+    _invariant("committed-survives", "committed records stay in the true leader's log", committed_survives, True,
+               milestones=COMMITTED_MILESTONES),
     _invariant("acked-survives", "acknowledged writes stay in the true leader's log", acked_survives, True),
     _invariant("no-divergence", "no two replicas in one epoch differ below both their HWs", no_divergence),
     _invariant("hw-monotonic", "the HW consumers see never goes backwards", hw_monotonic, True),

@@ -16,7 +16,7 @@ from checker.java import EngineUnavailable
 from checker.progress import prepare_kernels, walk_progress
 from checker.shorten import shorten
 from checker.coverage_report import walk_coverage_tables
-from checker.simulation_report import (properties_table as simulated_properties, simulation_json,
+from checker.simulation_report import (milestones_table, properties_table as simulated_properties, simulation_json,
                                        summary_table as simulation_summary)
 from traces.table import trace_table
 from .common import (check_report_options, count_guards, default_output, make_dir, model_and_properties, render_or_fail, saved_traces,
@@ -25,7 +25,8 @@ from .errors import EXIT_VIOLATED, UserError
 
 
 def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_depth, swarm, weights, seed, trace_dir,
-             render_format, as_json, partitions, master, engine, junit=None, show_coverage=False, **bounds):
+             render_format, as_json, partitions, master, engine, junit=None, show_coverage=False, steer="auto",
+             **bounds):
     """`replcheck simulate` (cli.py declares its options and help)."""
     if not 1 <= max_depth <= 100_000:
         raise UserError(f"--max-depth must be from 1 to 100000, not {max_depth}")
@@ -35,7 +36,8 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
     model, properties = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     count_guards([model], show_coverage)
     make_dir(trace_dir)
-    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights}
+    options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights,
+               "steer": steered_toward(steer, properties)}
     try:
         prepare_kernels([model], walks=True)
         label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")
@@ -67,6 +69,9 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
         console = stdout_console()
         console.print(simulation_summary(model, tally, elapsed, options, engine_text))
         console.print(simulated_properties(properties, tally, shortened, files))
+        milestones = milestones_table(properties, tally, options["steer"])
+        if milestones is not None:
+            console.print(milestones)
         if show_coverage and tally.coverage is not None:
             for table in walk_coverage_tables(tally.coverage):
                 console.print(table)
@@ -78,4 +83,21 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
         raise unsaved
     violated = any(name in tally.found and not by_name[name].witness for name in by_name)
     sys.exit(EXIT_VIOLATED if violated else 0)
+
+
+def steered_toward(steer: str, properties) -> str | None:
+    """The invariant whose milestones steer the walks (`checker.splitting`), by `--steer`: a
+    checked invariant that has milestones, the first such one for 'auto' (None when there is
+    none), or None for 'none'."""
+    if steer == "none":
+        return None
+    chosen = [p for p in properties if getattr(p, "milestones", ())]
+    if steer == "auto":
+        return chosen[0].name if chosen else None
+    if steer in {p.name for p in chosen}:
+        return steer
+    if steer in {p.name for p in properties}:
+        raise UserError(f"--steer {steer}: that invariant has no milestones to steer by"
+                        + (f" (these have: {', '.join(p.name for p in chosen)})" if chosen else ""))
+    raise UserError(f"--steer {steer}: not an invariant this run checks (choose one with --invariant, or auto, or none)")
 

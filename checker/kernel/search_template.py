@@ -15,7 +15,7 @@ from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
-from model.spec.kernel import broken_steps, permute, successors, violations  # MODEL
+from model.spec.kernel import broken_steps, milestone, permute, successors, violations  # MODEL
 
 
 @kernel
@@ -131,7 +131,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
 
 @kernel
 def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, acts, tally, allowed, path, fps,
-         fired, enabled, first):
+         fired, enabled, first, depth0, steer, climbs, climb_at):
     """One random walk from `row` (copied) for simulation: at each step one of the enabled
     actions is taken, drawn with the generator `state` (`prng.draw`) in two stages: an action
     kind first, among the enabled ones, then one of its steps (so a kind with many instances,
@@ -144,13 +144,21 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
     into `fps`. Coverage (`checker.coverage`) accumulates over walks: `enabled[kind, ANY_ACTOR]`
     counts the steps at which a kind was enabled, `fired[kind, actor]` the steps taken,
     `first[kind, actor]` (and `first[kind, ANY_ACTOR]`) the earliest step number at which one
-    was taken (-1: never), and `tally` the guards and events of every step looked at. Returns
-    (steps taken, violated invariant bits, broken step-property bits)."""
+    was taken (-1: never), and `tally` the guards and events of every step looked at. `row` is
+    `depth0` steps from the initial state (a walk may start from an archived state, see
+    `checker.splitting`), and step numbers count from the initial state.
+
+    With `steer` the bit of an invariant that has milestones (-1: none), the walk notes where it
+    climbs: the first time it reaches a state whose milestone level is above every level it has
+    been at, that state goes into `climbs[level]` and its step number, counted from `row`,
+    into `climb_at[level]` (left alone for a level it does not climb to). Returns (steps taken,
+    violated invariant bits, broken step-property bits)."""
     s = row.copy()
     v = violations(s, lay, invariant_mask)
     if v:
         return 0, v, 0
     depth = 0
+    best = milestone(s, lay, steer) if steer >= 0 else 0
     while depth < max_depth:
         n = successors(s, lay, buf, acts, tally)
         seen = 0  # every kind enabled here (coverage), whatever its weight
@@ -193,13 +201,20 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
         actor = code_actor(acts[j])
         fired[chosen, actor] += 1
         for column in (actor, ANY_ACTOR):
-            if first[chosen, column] < 0 or depth + 1 < first[chosen, column]:
-                first[chosen, column] = depth + 1
+            if first[chosen, column] < 0 or depth0 + depth + 1 < first[chosen, column]:
+                first[chosen, column] = depth0 + depth + 1
         path[depth] = acts[j]
         for w in range(s.shape[0]):
             s[w] = buf[j, w]
         fps[depth] = fingerprint(s)
         depth += 1
+        if steer >= 0:
+            level = milestone(s, lay, steer)
+            if level > best:
+                best = level
+                climb_at[level] = depth
+                for w in range(s.shape[0]):
+                    climbs[level, w] = s[w]
         v = violations(s, lay, invariant_mask)
         if v or broken:
             return depth, v, broken

@@ -106,4 +106,5 @@ def _walk(kernel, row: np.ndarray, invariants: int, steps: int) -> None:
     kernel.search.walk(row[0], kernel.layout, np.uint64(1), 1, uniform_weights(len(kernel.action_kinds)),
                        invariants, steps, np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64),
                        kernel.new_tally(), np.zeros(room, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                       coverage.fired, coverage.enabled, coverage.first)
+                       coverage.fired, coverage.enabled, coverage.first, 0, -1, np.zeros((1, kernel.width), np.int8),
+                       np.zeros(1, np.int64))

@@ -1,11 +1,12 @@
 """What the compiled search needs from the `fetch` model: its next-state relation, its
-renaming of replicas, its invariants and its step property."""
+renaming of replicas, its invariants and its step property, and the milestones simulation
+steers by."""
 
 from __future__ import annotations
 
-from invariants.fetch import broken_steps, violations
+from invariants.fetch import broken_steps, milestone, violations
 
 from .successors import successors
 from .symmetry import permute
 
-__all__ = ["successors", "permute", "violations", "broken_steps"]
+__all__ = ["successors", "permute", "violations", "broken_steps", "milestone"]

@@ -9,10 +9,16 @@ from invariants.spec import violations
 from .successors import successors
 from .symmetry import permute
 
-__all__ = ["successors", "permute", "violations", "broken_steps"]
+__all__ = ["successors", "permute", "violations", "broken_steps", "milestone"]
 
 
 @kernel
 def broken_steps(s, code, t, lay, selected):
     """The `spec` model has no step properties: no step breaks one."""
+    return 0
+
+
+@kernel
+def milestone(s, lay, invariant):
+    """The `spec` model's invariants have no milestones for simulation to steer by: level 0."""
     return 0
