@@ -1,12 +1,14 @@
 """What coverage costs: the same searches at this revision and at one from before coverage.
 
-Coverage (`checker.coverage`) is counted on every search, so its cost is the difference between
-this revision and one without it. For each revision (the baseline checked out in a temporary
-git worktree) and each case, this runs `replcheck check --json` in a fresh process, on the local
-engine and on Spark, after a warm-up run that compiles the revision's kernels, and reads the
-search's own seconds from the result, `--repeat` times each, the two revisions alternating, and
-keeps each revision's median. It prints (JSON on stdout, a table on stderr) per case and engine
-the states, both revisions' median search seconds and states/s, and the cost in percent.
+Coverage (`checker.coverage`) counts every action kind's enabled, fired and new steps on every
+search, and the named guards when a run asks for them (`--coverage`), so its cost is the
+difference between this revision and one without it, with and without `--coverage`. For each
+revision (the baseline checked out in a temporary git worktree) and each case, this runs
+`replcheck check --json` in a fresh process, on the local engine and on Spark, after a warm-up
+run that compiles the revision's kernels, and reads the search's own seconds from the result,
+`--repeat` times each, the runs alternating (baseline, this revision, this revision with
+`--coverage`), and keeps each one's median. It prints (JSON on stdout, a table on stderr) per
+case and engine the states, the median search seconds and states/s, and the costs in percent.
 
     python -m benchmarks.coverage --baseline eaf9c47          # the 10 M-state run, fetch at RF 3 (15 min)
     python -m benchmarks.coverage --baseline eaf9c47 --quick  # two small cases (a minute)
@@ -81,16 +83,18 @@ def main(baseline, quick, engines, repeat, only):
                     search_seconds(tree, [*args, "--engine", "local", "--max-depth", "2"])
             for name, args in cases.items():
                 for engine in engines:
-                    runs = [[search_seconds(tree, [*args, *ENGINES[engine]]) for tree in (old, ROOT)]
+                    trio = ((old, []), (ROOT, []), (ROOT, ["--coverage"]))
+                    runs = [[search_seconds(tree, [*args, *ENGINES[engine], *extra]) for tree, extra in trio]
                             for _ in range(repeat)]
-                    counts = {states for pair in runs for states, _ in pair}
+                    counts = {states for triple in runs for states, _ in triple}
                     assert len(counts) == 1, f"{name}: the runs disagree ({sorted(counts)} states)"
                     states = counts.pop()
-                    before, after = (statistics.median(pair[i][1] for pair in runs) for i in (0, 1))
+                    before, after, counted = (statistics.median(triple[i][1] for triple in runs) for i in (0, 1, 2))
                     rows.append({"case": name, "engine": engine, "distinct_states": states,
-                                 "baseline_seconds": before, "seconds": after,
+                                 "baseline_seconds": before, "seconds": after, "coverage_seconds": counted,
                                  "baseline_states_per_s": round(states / before), "states_per_s": round(states / after),
-                                 "cost_percent": round(100 * (after / before - 1), 1)})
+                                 "cost_percent": round(100 * (after / before - 1), 1),
+                                 "coverage_cost_percent": round(100 * (counted / before - 1), 1)})
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
     emit("coverage", rows)

@@ -13,6 +13,9 @@ random (weighted) walks draw their own weight for each kind and each replica's s
 finds every violation sooner: measured on the fetch model, weighted walks hit hw's lost
 committed record at 3 replicas 3.4 times as often, uniform ones kip101's and kip279's
 strong-isr violations 3 times as often. Every invariant and witness is checked on every state and step.
+
+Steered walks (`checker.splitting`) may start from a milestone state an earlier walk of their
+group reached, with the steps that lead there in front of their own.
 """
 
 from __future__ import annotations
