@@ -13,11 +13,12 @@ that fetches), a search counts
 
 Where the model names its events (`checker.kernel.guards`), it counts how many steps had each
 (an unclean election, say) and at which depth the first did. Where it names its guards, and the
-run asked for them (`--coverage`: counting them costs a search over a tenth of its time, so
-`guards_counted` says whether it did), it also counts how often each guard was tested and how
-often it was false (kept a step from being taken); for an action or event that never fired,
-`blocked_by` then names its guard that was false every time it was tested, or else the one
-false most often.
+run asked for them (`--coverage`, since counting them costs time; `guards_counted` says
+whether it did), it also counts how often each guard was tested and how often it was false
+(kept a step from being taken): a search in one state of `guard_sample` (the states whose
+fingerprint is a multiple of `checker.kernel.guards.GUARD_SAMPLE`), walks at every step. For
+an action or event that never fired, `blocked_by` then names its guard that was false every
+time it was tested, or else the one false most often.
 
 A simulation keeps the same figures over its walks, with two differences: `enabled` counts the
 steps of walks at which the kind was enabled (not states), and there is no `new` (walks keep
@@ -69,13 +70,15 @@ class Coverage:
     argument is a replica, so its figures are also kept per replica."""
 
     def __init__(self, kinds: tuple[str, ...], replica_acts: tuple[bool, ...] | None = None,
-                 guards: GuardBook = NO_GUARDS, guards_counted: bool = True):
+                 guards: GuardBook = NO_GUARDS, guards_counted: bool = True, guard_sample: int = 1):
         n = len(kinds)
         self.kinds = tuple(kinds)
         self.replica_acts = tuple(replica_acts) if replica_acts is not None else (False,) * n
         self.guards = guards
         self.guards_counted = guards_counted
         """Whether every level's guards were counted (events are counted always)."""
+        self.guard_sample = guard_sample
+        """Guards were counted in one state of this many (1: in all; a search samples)."""
         self.tally = empty_tally(guards)
         self.tally_first = np.full(len(self.tally), -1, np.int64)
         self.initial = 0
@@ -231,8 +234,9 @@ class Coverage:
         events = self.events()
         for name, row in events.items():
             self._explain(name, row)
-        return {"states_expanded": self.expanded, "initial_states": self.initial,
-                "guards_counted": self.guards_counted and bool(len(self.guards)), "actions": actions,
+        counted = self.guards_counted and bool(len(self.guards))
+        return {"states_expanded": self.expanded, "initial_states": self.initial, "guards_counted": counted,
+                **({"guard_sample": self.guard_sample} if counted else {}), "actions": actions,
                 "events": events, "never_fired": self.never_fired(), "fired_by_depth": self.fired_by_depth()}
 
     def fired_by_depth(self) -> dict[str, list[int]]:
@@ -254,7 +258,7 @@ class Coverage:
                 "expanded": self.expanded, "fired": self.fired.tolist(), "enabled": self.enabled.tolist(),
                 "new": self.new.tolist(), "first": self.first.tolist(), "tally": self.tally.tolist(),
                 "tally_first": self.tally_first.tolist(), "by_depth": self.by_depth,
-                "guards_counted": self.guards_counted}
+                "guards_counted": self.guards_counted, "guard_sample": self.guard_sample}
 
     @classmethod
     def from_doc(cls, doc: Any, guards: GuardBook | None = None) -> "Coverage":
@@ -282,6 +286,9 @@ class Coverage:
             coverage.guards_counted = doc.get("guards_counted", True)
             if not isinstance(coverage.guards_counted, bool):
                 raise ValueError("guards_counted")
+            coverage.guard_sample = _count(doc.get("guard_sample", 1))
+            if coverage.guard_sample < 1:
+                raise ValueError("guard_sample")
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"not a coverage record ({exc})") from None
         return coverage

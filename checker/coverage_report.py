@@ -87,13 +87,15 @@ def event_table(coverage, events: dict[str, dict[str, Any]]) -> Table:
 
 def why_not(coverage, name: str) -> str:
     """What kept action kind or event `name` from firing, in words: its blocking guard and how
-    often it was false ('' when the model names no guard of it that was ever false)."""
+    often it was false, and in what share of the states a search tested guards ('' when the
+    model names no guard of it that was ever false)."""
     blocked = coverage.blocked_by(name)
     if blocked is None:
         return ""
+    sample = f", in 1 state of {coverage.guard_sample}" if coverage.guard_sample > 1 else ""
     if blocked["always"]:
-        return f"'{blocked['guard']}' false all {blocked['tested']:,} times tested"
-    return f"'{blocked['guard']}' false {blocked['false']:,} of {blocked['tested']:,} times tested"
+        return f"'{blocked['guard']}' false all {blocked['tested']:,} times tested{sample}"
+    return f"'{blocked['guard']}' false {blocked['false']:,} of {blocked['tested']:,} times tested{sample}"
 
 
 def _cells(row: dict[str, Any]) -> list[str]:

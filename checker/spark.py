@@ -28,6 +28,7 @@ from .checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
 from .invariant import Invariant
 from .java import EngineUnavailable
+from .kernel.guards import GUARD_SAMPLE
 from .local import representative_of
 from .model import Model
 from .path import trace_ending_with_step, trace_from_fingerprints
@@ -128,7 +129,8 @@ class SparkSearch:
         self.ops = shard_ops(model, properties, symmetry)
         kernel = getattr(model, "kernel", None)
         if kernel is not None:
-            self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards)
+            self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards,
+                                     GUARD_SAMPLE)
         else:
             self.coverage = Coverage(tuple(model.action_kinds()))
         self.found: dict[str, tuple[int, int]] = {}   # invariant -> (smallest violating fingerprint, its depth)
@@ -168,7 +170,9 @@ class SparkSearch:
         self.broken = {name: ((fp, None), depth_of(fp)) for name, fp in resumed.broken.items()}
         kernel = getattr(self.model, "kernel", None)
         self.coverage = restored_coverage(resumed.coverage, kernel.guards if kernel is not None else NO_GUARDS)
-        self.coverage.guards_counted &= kernel is None or kernel.count_guards  # counted on every level, or not at all
+        # counted on every level, in the same sample of states, or not at all
+        self.coverage.guards_counted &= kernel is None or (kernel.count_guards
+                                                           and self.coverage.guard_sample == GUARD_SAMPLE)
         self.distinct, self.depth, self.exhausted = resumed.distinct, resumed.depth, resumed.exhausted
         self.offset = resumed.seconds
         self.frontier = resumed.levels[-1].new_states

@@ -27,6 +27,7 @@ from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
 from .expansion import expand_all
 from .fingerprint import fingerprint
+from .guards import GUARD_SAMPLE
 from .steps import actor_of, kind_of
 from .symmetry import permutations
 from .traces import Reducer, journal_paths, path_by_codes, trace_to
@@ -101,7 +102,8 @@ class KernelSearch:
         self.found_fps: dict[str, int] = {}  # ... and that state's fingerprint
         self.broken: dict[str, int] = {}     # step property -> discovery index of the state it breaks from
         self.broken_fps: dict[str, int] = {}
-        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards)
+        self.coverage = Coverage(kernel.action_kinds, kernel.acting_replicas(), kernel.guards, kernel.count_guards,
+                                 GUARD_SAMPLE)
         self.depth, self.base, self.growth, self.offset = 0, 0, 3.0, 0.0
         self.exhausted = False
 
@@ -256,7 +258,8 @@ class KernelSearch:
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated
         self.coverage = restored_coverage(saved.coverage, kernel.guards)
-        self.coverage.guards_counted &= kernel.count_guards  # counted on every level, or not at all
+        # counted on every level, in the same sample of states, or not at all
+        self.coverage.guards_counted &= kernel.count_guards and self.coverage.guard_sample == GUARD_SAMPLE
         for name, fp in saved.found.items():
             self.found[name], self.found_fps[name] = _index_of(levels, fp), fp
         for name, fp in saved.broken.items():

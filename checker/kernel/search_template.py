@@ -9,6 +9,7 @@ naming that model's kernel module, and each copy is compiled and cached once.
 
 from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint
+from checker.kernel.guards import GUARD_SAMPLE, REACHED
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
@@ -64,8 +65,9 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
     `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
     enabled (a state's steps are taken in code order, which groups them by kind, then actor),
-    and `tally` the guards that kept steps from being taken and the named events of
-    the steps taken (`checker.kernel.guards`). Returns (next position, n_out, successors
+    and `tally` the guards that kept steps from being taken (in the states whose fingerprint is
+    a multiple of `GUARD_SAMPLE`) and the named events of the steps taken
+    (`checker.kernel.guards`). Returns (next position, n_out, successors
     generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
@@ -80,7 +82,13 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
             p = order[ii]
             s = front[p]
             parent_fp = front_fps[p]
-            n = successors(s, lay, buf, acts, tally)
+            if tally.ndim == 2:
+                if parent_fp & (GUARD_SAMPLE - 1):  # not sampled: events only
+                    n = successors(s, lay, buf, acts, tally[:, REACHED])
+                else:
+                    n = successors(s, lay, buf, acts, tally)
+            else:
+                n = successors(s, lay, buf, acts, tally)
             generated += n
             for j in range(n):  # insertion sort of the successors by action code
                 rank[j] = j
