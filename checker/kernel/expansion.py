@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..coverage import empty_counts
+from .guards import REACHED, empty_tally
 from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
@@ -70,7 +71,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
     fired, enabled = empty_counts(len(kernel.action_kinds))
-    tally = kernel.new_tally()
+    tally = empty_tally(kernel.guards, guards=False)
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
@@ -85,8 +86,22 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
             size = out.shape[0] + out.shape[0] // 2 + batched
             out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
         visited.grow_full()
+    if kernel.count_guards:
+        tally = sampled_guards(kernel, front, front_fps, tally)
     return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, enabled, tally, step_fp,
                      step_code, step_parent, visited)
+
+
+def sampled_guards(kernel, front: np.ndarray, front_fps: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """A two-column tally (`checker.kernel.guards`) of the guards of the frontier states in the
+    search's sample (`GUARD_SAMPLE`), with `events`, every state's events, in place of the
+    sample's own event counts."""
+    guards = empty_tally(kernel.guards, guards=True)
+    buf, acts = np.zeros((kernel.max_successors, kernel.width), np.int8), np.zeros(kernel.max_successors, np.int64)
+    kernel.search.count_guards(front, front_fps, kernel.layout, buf, acts, guards)
+    is_event = np.array([entry.event for entry in kernel.guards.entries] or [False], bool)
+    guards[is_event, REACHED] = events[is_event]
+    return guards
 
 
 def _grown(array: np.ndarray, size: int) -> np.ndarray:

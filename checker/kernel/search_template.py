@@ -9,7 +9,7 @@ naming that model's kernel module, and each copy is compiled and cached once.
 
 from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint
-from checker.kernel.guards import GUARD_SAMPLE, REACHED
+from checker.kernel.guards import GUARD_SAMPLE
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import row_less
 from checker.kernel.prefetch import prefetch
@@ -41,6 +41,17 @@ def step(row, lay, code, buf, acts, tally):
     return -1
 
 
+@kernel
+def count_guards(front, front_fps, lay, buf, acts, guards):
+    """Count the guards and events (`guards`, a two-column tally) of the frontier states whose
+    fingerprint is a multiple of `GUARD_SAMPLE`, by computing their successors once more: a
+    search's sample of its guards, kept out of `expand`, whose compiled loop is slower with a
+    counting copy of the actions in it even where that copy never runs."""
+    for p in range(front.shape[0]):
+        if not front_fps[p] & (GUARD_SAMPLE - 1):
+            successors(front[p], lay, buf, acts, guards)
+
+
 BATCH = 16
 """Frontier states expanded before their successors are looked up in the visited set: the
 lookups of a batch are prefetched together, so their cache misses overlap."""
@@ -65,9 +76,9 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
     `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
     enabled (a state's steps are taken in code order, which groups them by kind, then actor),
-    and `tally` the guards that kept steps from being taken (in the states whose fingerprint is
-    a multiple of `GUARD_SAMPLE`) and the named events of the steps taken
-    (`checker.kernel.guards`). Returns (next position, n_out, successors
+    and `tally` the named events of the steps taken (`checker.kernel.guards`; a search counts
+    its guards apart, in `count_guards`, so that this loop is the same with and without).
+    Returns (next position, n_out, successors
     generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
@@ -82,13 +93,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
             p = order[ii]
             s = front[p]
             parent_fp = front_fps[p]
-            if tally.ndim == 2:
-                if parent_fp & (GUARD_SAMPLE - 1):  # not sampled: events only
-                    n = successors(s, lay, buf, acts, tally[:, REACHED])
-                else:
-                    n = successors(s, lay, buf, acts, tally)
-            else:
-                n = successors(s, lay, buf, acts, tally)
+            n = successors(s, lay, buf, acts, tally)
             generated += n
             for j in range(n):  # insertion sort of the successors by action code
                 rank[j] = j

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .expansion import expand_all
+from .expansion import expand_all, sampled_guards
+from .guards import empty_tally
 from .fingerprint import fingerprint
 from ..coverage import Coverage
 from .jit import CACHE_DIR
@@ -62,13 +63,14 @@ def _machine_wide_lock(path: Path, on_wait):
 def compile_all(kernel, initial_state) -> None:
     """Compile (or load from the cache) everything the engines, their traces and simulations
     call on `kernel`, from `initial_state`: a search's start and one expansion with and without
-    symmetry, the visited set's lookups and growth, the replays that rebuild a trace, and one
-    step of a random walk. Compiling is then one step of this machine's first run, not pauses in
+    symmetry, a count of a sample's guards (`--coverage`), the visited set's lookups and growth,
+    the replays that rebuild a trace, and one step of a random walk. Compiling is then one step of this machine's first run, not pauses in
     later ones."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     load(kernel, initial_state, SEARCH)
     symmetric = permutations(kernel.replicas, True)
     expand_all(kernel, row, fps, invariants, steps, symmetric)
+    sampled_guards(kernel, row, fps, empty_tally(kernel.guards, guards=False))
     Reducer(kernel, symmetric).representative(row[0])
     visited = VisitedSet(1, 1)
     visited.admit(fps)
