@@ -137,9 +137,16 @@ def test_sweep_announces_a_cold_compile_and_a_warm_run_says_nothing(tmp_path):
     env = {**os.environ, "REPLCHECK_CACHE_DIR": str(tmp_path), "NUMBA_DEBUG_CACHE": "1"}
     command = [sys.executable, "-m", "cli", "sweep", "--model", "spec", "--replicas", "2,3", "--max-epoch", "1",
                "--engine", "local", "--invariant", "leader-in-isr-or-none", "--json"]
-    runs = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
-    outputs = [(run.communicate(timeout=900), run.returncode) for run in runs]
+    # Each run writes to files, not pipes: the one that waits for the lock is read first, and
+    # the compiling one must not block on a full pipe meanwhile (NUMBA_DEBUG_CACHE is verbose).
+    (tmp_path / "logs").mkdir()
+    logs = [(tmp_path / "logs" / f"out{i}", tmp_path / "logs" / f"err{i}") for i in range(2)]
+    runs = []
+    for out, err in logs:
+        with out.open("w") as stdout, err.open("w") as stderr:
+            runs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=stdout, stderr=stderr, text=True))
+    codes = [run.wait(timeout=900) for run in runs]
+    outputs = [((out.read_text(), err.read_text()), code) for (out, err), code in zip(logs, codes)]
     subject = "the spec model's kernel"
     compiled = [(err, code) for (out, err), code in outputs if "data saved to" in out]
     waited = [(err, code) for (out, err), code in outputs if "data saved to" not in out]

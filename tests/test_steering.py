@@ -65,7 +65,7 @@ def test_a_group_starts_every_other_walk_at_its_highest_level_and_the_rest_at_ea
     archive.keep(3, deep[1], 5)
     starts = [archive.start(index, index).fingerprint for index in range(2, 10)]
     assert starts[1::2] == [3, 3, 3, 3]
-    assert starts[0::2] == [3, 0, 1, 3]  # levels 0, 1, 3 in turn, from walk 2 // 2 = 1 on
+    assert starts[0::2] == [1, 3, 0, 1]  # walks 2, 4, 6, 8: levels (0, 1, 3)[index // 2 % 3]
     with pytest.raises(ValueError, match="run in order"):
         archive.start(11, 0)
 
