@@ -4,7 +4,7 @@ Some violations need a long, exact run of rare steps. kip101's lost committed re
 replicas takes 20 steps, among them two leader crashes, a restart before the controller notices
 the first one, and a fetch answered in the wrong epoch. Along that trace an independent random
 walk takes each step with a probability of 0.06 to 0.33, about 10^-15 for the whole trace, and
-in 2.3 million walks none took it or any other loss. An invariant's milestones
+in 4.5 million walks one took it or any other loss. An invariant's milestones
 (`Invariant.milestones`) are the stages its usual violation story passes, each a condition
 over one state (for committed-survives: a record is committed; the leader's HW is below it;
 a member of the ISR lacks it). The stages are rare too, but each one much less rare given the
