@@ -15,11 +15,11 @@ from __future__ import annotations
 from checker.invariant import Invariant, StepProperty
 from checker.kernel.jit import kernel
 from model.fetch.codec import encode, fitting_layout
-from model.fetch.ghost import true_leader
-from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, committed_epoch, committed_offset,
-                                consumer_hw, controller_isr, controller_leader, controller_offline, elr, epoch,
-                                ghost_records, has_elr, has_record, hw, isr, last_stop, leader, leo, member, record_epoch,
-                                record_id, remote_leo, same_record)
+from model.fetch.ghost import holds_committed, true_leader
+from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, consumer_hw, controller_isr,
+                                controller_leader, controller_offline, elr, epoch, ghost_records, has_elr, has_record,
+                                hw, isr, last_stop, leader, leo, member, record_epoch, record_id, remote_leo,
+                                same_record)
 from model.fetch.state import NONE
 
 from .fetch_milestones import COMMITTED_MILESTONES, committed_milestone
@@ -33,13 +33,7 @@ def committed_survives(s, lay):
     A failure means a consumer could have read a message that the partition no longer has:
     committed data was lost (or replaced) by a truncation or an election."""
     ldr = true_leader(s, lay)
-    if ldr == NONE:
-        return True
-    for rid in range(ghost_records(lay)):
-        offset = committed_offset(s, lay, rid)
-        if offset >= 0 and not has_record(s, lay, ldr, offset, rid, committed_epoch(s, lay, rid)):
-            return False
-    return True
+    return ldr == NONE or holds_committed(s, lay, ldr)
 
 
 @kernel
@@ -317,10 +311,8 @@ def elr_holds_committed(s, lay):
             continue
         if last_stop(s, lay, r) != RUNNING:
             continue
-        for rid in range(ghost_records(lay)):
-            offset = committed_offset(s, lay, rid)
-            if offset >= 0 and not has_record(s, lay, r, offset, rid, committed_epoch(s, lay, rid)):
-                return False
+        if not holds_committed(s, lay, r):
+            return False
     return True
 
 

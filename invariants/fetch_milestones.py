@@ -18,9 +18,8 @@ walks, not answers.
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
-from model.fetch.ghost import true_leader
-from model.fetch.layout import (committed_epoch, committed_offset, controller_isr, controller_leader, ghost_records,
-                                has_record, hw, member)
+from model.fetch.ghost import holds_committed, true_leader
+from model.fetch.layout import committed_offset, controller_isr, controller_leader, ghost_records, hw, member
 from model.fetch.state import NONE
 
 COMMITTED_MILESTONES = (
@@ -47,12 +46,8 @@ def isr_lacks_committed(s, lay):
     committed record at its offset."""
     isr = controller_isr(s, lay)
     for r in range(lay.replicas):
-        if not member(isr, r):
-            continue
-        for rid in range(ghost_records(lay)):
-            offset = committed_offset(s, lay, rid)
-            if offset >= 0 and not has_record(s, lay, r, offset, rid, committed_epoch(s, lay, rid)):
-                return True
+        if member(isr, r) and not holds_committed(s, lay, r):
+            return True
     return False
 
 

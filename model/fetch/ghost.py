@@ -8,9 +8,9 @@ from checker.kernel.jit import kernel
 
 from .hw import is_true_leader, leads_epoch
 from .isr import enough_insync
-from .layout import (ack, commit, consumer_hw, controller_leader, hw, leo, pending_count, pending_epoch,
-                     pending_leader, pending_offset, pending_record_epoch, pending_record_id, record_epoch, record_id,
-                     remove_pending, set_consumer_hw)
+from .layout import (ack, commit, committed_epoch, committed_offset, consumer_hw, controller_leader, ghost_records,
+                     has_record, hw, leo, pending_count, pending_epoch, pending_leader, pending_offset,
+                     pending_record_epoch, pending_record_id, record_epoch, record_id, remove_pending, set_consumer_hw)
 from .state import NONE
 
 
@@ -19,6 +19,17 @@ def true_leader(s, lay):
     """The replica that is the controller's leader and acts as leader in its epoch (NONE if none)."""
     ldr = controller_leader(s, lay)
     return ldr if ldr != NONE and is_true_leader(s, lay, ldr) else NONE
+
+
+@kernel
+def holds_committed(s, lay, r):
+    """Broker r's log holds every record ever committed, each at the offset it was committed
+    at."""
+    for rid in range(ghost_records(lay)):
+        offset = committed_offset(s, lay, rid)
+        if offset >= 0 and not has_record(s, lay, r, offset, rid, committed_epoch(s, lay, rid)):
+            return False
+    return True
 
 
 @kernel
