@@ -61,9 +61,9 @@ class Found:
 @dataclass
 class Tally:
     """What a set of walks saw: how many walks, states visited (the state each walk started
-    from and every state it reached), the deepest walk, a sketch of the distinct states, per property
-    the best violating walk, and the walks' coverage (`checker.coverage`; the walker's own,
-    which it fills as it walks)."""
+    from and every state it reached), the deepest walk, a sketch of the distinct states, per
+    property the best violating walk, and the walks' coverage (`checker.coverage`; the walker's
+    own, which it fills as it walks)."""
 
     walks: int = 0
     states: int = 0
