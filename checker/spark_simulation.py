@@ -37,7 +37,7 @@ def simulate_spark(sc, model, properties, *, walks: int | None, seconds: float |
     and merge what they saw."""
     tasks = tasks or sc.defaultParallelism
     if walks is not None:
-        tasks = max(min(tasks, groups(walks) if steer else walks), 1)
+        tasks = max(min(tasks, groups(walks) if steer is not None else walks), 1)
     started = time.time()
     deadline = None if seconds is None else started + seconds
     body = partial(simulate_task, model=model, properties=list(properties), walks=walks, started=started,

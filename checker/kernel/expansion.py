@@ -97,7 +97,7 @@ def sampled_guards(kernel, front: np.ndarray, front_fps: np.ndarray, events: np.
     search's sample (`GUARD_SAMPLE`), with `events`, every state's events, in place of the
     sample's own event counts."""
     guards = empty_tally(kernel.guards, guards=True)
-    buf, acts = np.zeros((kernel.max_successors, kernel.width), np.int8), np.zeros(kernel.max_successors, np.int64)
+    buf, acts, _ = kernel.buffers()
     kernel.search.count_guards(front, front_fps, kernel.layout, buf, acts, guards)
     is_event = np.array([entry.event for entry in kernel.guards.entries] or [False], bool)
     guards[is_event, REACHED] = events[is_event]

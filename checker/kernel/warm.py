@@ -64,8 +64,8 @@ def compile_all(kernel, initial_state) -> None:
     """Compile (or load from the cache) everything the engines, their traces and simulations
     call on `kernel`, from `initial_state`: a search's start and one expansion with and without
     symmetry, a count of a sample's guards (`--coverage`), the visited set's lookups and growth,
-    the replays that rebuild a trace, and one step of a random walk. Compiling is then one step of this machine's first run, not pauses in
-    later ones."""
+    the replays that rebuild a trace, and one step of a random walk. Compiling is then one step
+    of this machine's first run, not pauses in later ones."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     load(kernel, initial_state, SEARCH)
     symmetric = permutations(kernel.replicas, True)
