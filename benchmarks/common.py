@@ -1,10 +1,16 @@
-"""Shared output for the benchmarks: one JSON object on stdout, a table on stderr."""
+"""Shared parts of the benchmarks: one JSON object on stdout and a table on stderr, and an
+earlier revision checked out to time side by side with this one."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
 
 from rich.console import Console
 from rich.table import Table
@@ -33,3 +39,22 @@ def emit(name: str, rows: list[dict]) -> None:
         if not isinstance(value, list):
             table.add_row(key, *(_cell(row[key]) for row in rows))
     Console(file=sys.stderr, width=120).print(table)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextlib.contextmanager
+def revision_tree(revision: str) -> Iterator[Path]:
+    """A checkout of `revision` in a temporary git worktree (removed afterwards), for timing
+    an earlier revision side by side with this one."""
+    with tempfile.TemporaryDirectory(prefix="replcheck-baseline-") as scratch:
+        tree = Path(scratch) / "tree"
+        made = subprocess.run(["git", "worktree", "add", "--detach", str(tree), revision], cwd=ROOT,
+                              capture_output=True, text=True)
+        if made.returncode:
+            raise SystemExit(f"error: cannot check out {revision}: {made.stderr.strip()}")
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)

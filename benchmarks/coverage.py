@@ -23,14 +23,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
-from .common import emit
+from .common import ROOT, emit, revision_tree
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = {
     "spec kip320 3/2/2/3": ["--model", "spec", "--variant", "kip320", "--replicas", "3", "--max-epoch", "3",
                             "--no-symmetry"],
@@ -73,30 +71,24 @@ def main(baseline, quick, engines, repeat, only):
     """Run every case on both revisions and report the cost of coverage."""
     cases = {name: args for name, args in (QUICK if quick else CASES).items() if only is None or only in name}
     rows = []
-    with tempfile.TemporaryDirectory(prefix="replcheck-baseline-") as scratch:
-        old = Path(scratch) / "tree"
-        subprocess.run(["git", "worktree", "add", "--detach", str(old), baseline], cwd=ROOT, check=True,
-                       capture_output=True)
-        try:
-            for tree in (old, ROOT):  # compile each revision's kernels before any timed run
-                for args in QUICK.values():
-                    search_seconds(tree, [*args, "--engine", "local", "--max-depth", "2"])
-            for name, args in cases.items():
-                for engine in engines:
-                    trio = ((old, []), (ROOT, []), (ROOT, ["--coverage"]))
-                    runs = [[search_seconds(tree, [*args, *ENGINES[engine], *extra]) for tree, extra in trio]
-                            for _ in range(repeat)]
-                    counts = {states for triple in runs for states, _ in triple}
-                    assert len(counts) == 1, f"{name}: the runs disagree ({sorted(counts)} states)"
-                    states = counts.pop()
-                    before, after, counted = (statistics.median(triple[i][1] for triple in runs) for i in (0, 1, 2))
-                    rows.append({"case": name, "engine": engine, "distinct_states": states,
-                                 "baseline_seconds": before, "seconds": after, "coverage_seconds": counted,
-                                 "baseline_states_per_s": round(states / before), "states_per_s": round(states / after),
-                                 "cost_percent": round(100 * (after / before - 1), 1),
-                                 "coverage_cost_percent": round(100 * (counted / before - 1), 1)})
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
+    with revision_tree(baseline) as old:
+        for tree in (old, ROOT):  # compile each revision's kernels before any timed run
+            for args in QUICK.values():
+                search_seconds(tree, [*args, "--engine", "local", "--max-depth", "2"])
+        for name, args in cases.items():
+            for engine in engines:
+                trio = ((old, []), (ROOT, []), (ROOT, ["--coverage"]))
+                runs = [[search_seconds(tree, [*args, *ENGINES[engine], *extra]) for tree, extra in trio]
+                        for _ in range(repeat)]
+                counts = {states for triple in runs for states, _ in triple}
+                assert len(counts) == 1, f"{name}: the runs disagree ({sorted(counts)} states)"
+                states = counts.pop()
+                before, after, counted = (statistics.median(triple[i][1] for triple in runs) for i in (0, 1, 2))
+                rows.append({"case": name, "engine": engine, "distinct_states": states,
+                             "baseline_seconds": before, "seconds": after, "coverage_seconds": counted,
+                             "baseline_states_per_s": round(states / before), "states_per_s": round(states / after),
+                             "cost_percent": round(100 * (after / before - 1), 1),
+                             "coverage_cost_percent": round(100 * (counted / before - 1), 1)})
     emit("coverage", rows)
 
 

@@ -4,11 +4,14 @@ Each case runs in a fresh process (`benchmarks.case`), so its wall time includes
 imports and loading the compiled kernel, and its peak RSS is its own. The first case of each
 model also runs on an empty kernel cache, which measures the one-time compile. Results go to
 benchmarks/results/latest.json (merged with earlier results of cases not run this time) and to
-a table; `--readme` rewrites the README's performance section from that file.
+a table; `--readme` rewrites the README's performance section from that file. `--baseline REVISION`
+runs each case first at that revision (a temporary git worktree), then at this one, and reports
+the speedup of the search.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -25,7 +28,8 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-ROOT = Path(__file__).resolve().parents[1]
+from .common import ROOT, revision_tree
+
 RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
 README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
@@ -58,6 +62,8 @@ FETCH_IDEMPOTENT = "replicas=3,log-size=3,max-crashes=1,retries=on,max-in-flight
 TLC = {("kip320", SPEC_3222, False): 64.0, ("kip320", SPEC_3222, True): 21.0, ("hw", SPEC_3222, False): 128.0}
 """TLC's wall time, one worker, on this machine type (the project's reference figures)."""
 
+SPARK_CORES = 2
+"""The cores a Spark case runs on (`benchmarks.case` runs Spark on local[2])."""
 VARIANTS = ("hw", "kip101", "kip279", "kip320")
 CASES = [
     *[Case("spec", v, SPEC_3222, s, tlc_seconds=TLC.get((v, SPEC_3222, s))) for v in VARIANTS for s in (False, True)],
@@ -86,16 +92,16 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"
 
 
-def run_case(case: Case, cache_dir: str | None = None) -> dict:
-    """Run one case in a fresh process; with `cache_dir` (an empty kernel cache), only compile
-    its kernel there."""
+def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT) -> dict:
+    """Run one case in a fresh process, with the code of `tree` (a checkout of this repository);
+    with `cache_dir` (an empty kernel cache), only compile its kernel there."""
     command = [sys.executable, "-m", "benchmarks.case", "--model", case.model, "--variant", case.variant,
                "--bounds", case.bounds, "--engine", case.engine]
     command += ["--symmetry"] * case.symmetry + ["--all-invariants"] * case.all_invariants
     command += ["--compile-only"] * bool(cache_dir)
-    env = dict(os.environ, **({"REPLCHECK_CACHE_DIR": cache_dir} if cache_dir else {}))
+    env = dict(os.environ, PYTHONPATH=str(tree), **({"REPLCHECK_CACHE_DIR": cache_dir} if cache_dir else {}))
     started = time.perf_counter()
-    out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if out.returncode != 0:
         raise click.ClickException(f"{case.name} failed: {out.stderr.strip().splitlines()[-1:]}")
@@ -110,12 +116,23 @@ def run_case(case: Case, cache_dir: str | None = None) -> dict:
     return figures
 
 
-def run_suite(cases: list[Case]) -> dict:
-    """Run the cases; the first of each model also on a cold cache. Returns name -> figures."""
+def run_suite(cases: list[Case], baseline: tuple[str, Path] | None = None) -> dict:
+    """Run the cases; the first of each model also on a cold cache. With a `baseline` (a
+    revision and its checkout), each case runs there first, and its figures get the baseline's
+    search seconds and the speedup. Returns name -> figures."""
     results, cold_done = {}, set()
     for case in cases:
         Console(stderr=True).print(f"[dim]running {case.name}[/]")
+        before = run_case(case, tree=baseline[1]) if baseline else None
         figures = run_case(case)
+        figures["states_per_core_second"] = round(figures["distinct_states"] / figures["search_seconds"]
+                                                  / (SPARK_CORES if case.engine == "spark" else 1))
+        if before:
+            if before["distinct_states"] != figures["distinct_states"]:
+                raise click.ClickException(f"{case.name}: {baseline[0]} found {before['distinct_states']:,} states, "
+                                           f"this revision {figures['distinct_states']:,}")
+            figures["baseline"] = {"revision": baseline[0], "search_seconds": before["search_seconds"]}
+            figures["speedup"] = round(before["search_seconds"] / figures["search_seconds"], 2)
         if case.model not in cold_done:
             with tempfile.TemporaryDirectory(prefix="replcheck-cold-") as cold:
                 figures["kernel_seconds_cold"] = run_case(case, cold)["kernel_seconds"]
@@ -138,7 +155,7 @@ def table(results: dict) -> Table:
     out = Table(title="replcheck benchmarks", title_justify="left")
     columns = ["distinct_states", "generated_states", "kernel_seconds_cold", "kernel_seconds", "search_seconds",
                "wall_seconds", "generated_per_second", "peak_rss_bytes_per_state", "tree_peak_rss_bytes_per_state",
-               "ratio_spark_local", "x_tlc_wall", "x_tlc_search"]
+               "states_per_core_second", "speedup", "ratio_spark_local", "x_tlc_wall", "x_tlc_search"]
     out.add_column("case")
     for column in columns:
         out.add_column(column.replace("_", " "), justify="right")
@@ -207,12 +224,15 @@ def markdown(document: dict) -> str:
 @click.command()
 @click.option("--only", default=None, help="run only the cases whose name contains this text")
 @click.option("--readme", is_flag=True, help="rewrite the README's performance section from the results file")
-def main(only, readme):
+@click.option("--baseline", default=None, metavar="REVISION",
+              help="also run each case at this git revision first, and report the speedup")
+def main(only, readme, baseline):
     """Run the benchmark suite (or a part of it) and record the results."""
     document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
     cases = [c for c in CASES if only is None or only in c.name]
     if cases and not (readme and only is None and document["results"]):
-        document["results"].update(run_suite(cases))
+        with revision_tree(baseline) if baseline else contextlib.nullcontext() as tree:
+            document["results"].update(run_suite(cases, (baseline, tree) if baseline else None))
         document["machine"], document["date"] = machine(), time.strftime("%Y-%m-%d")
         order = [c.name for c in CASES]
         document["results"] = with_ratios(dict(sorted(document["results"].items(),

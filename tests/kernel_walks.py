@@ -32,16 +32,22 @@ def permuted(kernel, row, perm) -> np.ndarray:
 
 def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1) -> None:
     """Every renaming of the 3-replica packed state `row` is lossless, has the same orbit
-    representative, has the renamed successors (no rule prefers a replica id), and the same
-    invariant verdicts and broken step properties (no property does)."""
+    representative (the smallest renaming, found though the search renames in full only the
+    renamings whose head ties), starts with the head `permute_head` writes, has the renamed
+    successors (no rule prefers a replica id), and the same invariant verdicts and broken step
+    properties (no property does)."""
     kernel, search, lay = model.kernel, model.kernel.search, model.kernel.layout
     reducer = Reducer(kernel, permutations(3, True))
     canonical = reducer.representative(row)
     steps = kernel.successor_rows(row)
     verdicts = search.violations(row, lay, invariant_mask)
     broken = sorted(search.broken_steps(row, code, t, lay, step_mask) for code, t in steps)
-    for perm in itertools.permutations(range(3)):
-        other = permuted(kernel, row, perm)
+    renamings = [permuted(kernel, row, perm) for perm in itertools.permutations(range(3))]
+    assert tuple(canonical) == min(tuple(renamed) for renamed in renamings), "not the smallest renaming"
+    for perm, other in zip(itertools.permutations(range(3)), renamings):
+        head = np.zeros_like(row)
+        size = search.permute_head(row, lay, np.array(perm, np.int64), head)
+        assert np.array_equal(head[:size], other[:size]), "the head is not where the renamed row starts"
         assert np.array_equal(permuted(kernel, other, np.argsort(perm)), row), "renaming lost information"
         assert np.array_equal(reducer.representative(other), canonical), "the orbit has two representatives"
         renamed_steps = kernel.successor_rows(other)

@@ -27,7 +27,7 @@ def search_module(kernel_module: str):
     lines = []
     for line in TEMPLATE.read_text().splitlines():
         if line.endswith(MARK):
-            line = f"from {kernel_module} import broken_steps, milestone, permute, successors, violations{MARK}"
+            line = f"from {kernel_module} import broken_steps, milestone, permute, permute_head, successors, violations{MARK}"
         lines.append(line)
     path = Path(CACHE_DIR) / "generated" / f"{name}.py"
     text = "\n".join(lines) + "\n"

@@ -11,22 +11,41 @@ from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint
 from checker.kernel.guards import GUARD_SAMPLE
 from checker.kernel.jit import kernel
-from checker.kernel.symmetry import row_less
+from checker.kernel.symmetry import compare_prefix, row_less
 from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
-from model.spec.kernel import broken_steps, milestone, permute, successors, violations  # MODEL
+from model.spec.kernel import broken_steps, milestone, permute, permute_head, successors, violations  # MODEL
 
 
 @kernel
 def canonical(row, lay, perms, best, scratch):
-    """Fill `best` with the representative of row's orbit: its smallest renaming."""
-    permute(row, lay, perms[0], best)
+    """Fill `best` with the representative of row's orbit: its smallest renaming. Renamings
+    are compared first on the head of the row alone (`permute_head`, a few renamed ids and
+    sets); only those whose head ties with the smallest head are renamed in full."""
+    head = permute_head(row, lay, perms[0], best)
+    first, ties = 0, 1
     for k in range(1, perms.shape[0]):
-        permute(row, lay, perms[k], scratch)
-        if row_less(scratch, best):
-            best[:] = scratch
+        permute_head(row, lay, perms[k], scratch)
+        order = compare_prefix(scratch, best, head)
+        if order < 0:
+            for i in range(head):
+                best[i] = scratch[i]
+            first, ties = k, 1
+        elif order == 0:
+            ties += 1
+    permute(row, lay, perms[first], best)
+    for k in range(first + 1, perms.shape[0]):
+        if ties == 1:
+            break
+        permute_head(row, lay, perms[k], scratch)
+        if compare_prefix(scratch, best, head) == 0:
+            ties -= 1
+            permute(row, lay, perms[k], scratch)
+            if row_less(scratch, best):
+                for i in range(best.shape[0]):
+                    best[i] = scratch[i]
     return best
 
 

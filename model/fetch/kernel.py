@@ -7,6 +7,6 @@ from __future__ import annotations
 from invariants.fetch import broken_steps, milestone, violations
 
 from .successors import successors
-from .symmetry import permute
+from .symmetry import permute, permute_head
 
-__all__ = ["successors", "permute", "violations", "broken_steps", "milestone"]
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]

@@ -9,7 +9,7 @@ leader's remote LEOs move with the replicas they describe. Records hold no repli
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
-from checker.kernel.symmetry import rename, rename_set
+from checker.kernel.symmetry import move_blocks, rename, rename_set
 
 from .layout import (CLEAN_STOPS, C_ISR, C_LEADER, C_OFFLINE, ELR_SET, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR,
                      LAST_LEADER, LEADER, NOT_SENT, PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER,
@@ -19,13 +19,24 @@ from .state import APPENDED
 
 
 @kernel
-def permute(s, lay, perm, t):
-    """Write into `t` the state `s` with every replica r renamed perm[r]."""
-    for i in range(s.shape[0]):
+def permute_head(s, lay, perm, t):
+    """Write into t's first slots the header of `s` with every replica r renamed perm[r]: the
+    controller's leader, ISR and offline brokers (the rest of the header names no replica).
+    Returns how many slots that is: a renamed row starts with them, so renamings can be
+    compared on them before the rest is renamed."""
+    for i in range(HEADER):
         t[i] = s[i]
     t[C_LEADER] = rename(perm, s[C_LEADER])
     t[C_ISR] = rename_set(perm, s[C_ISR])
     t[C_OFFLINE] = rename_set(perm, s[C_OFFLINE])
+    return HEADER
+
+
+@kernel
+def permute(s, lay, perm, t):
+    """Write into `t` the state `s` with every replica r renamed perm[r]."""
+    move_blocks(s, perm, lay.broker_base, lay.broker_stride, t)
+    permute_head(s, lay, perm, t)
     for i in range(s[PENDING_COUNT]):
         at = HEADER + PENDING_SLOTS * i + PENDING_LEADER
         t[at] = rename(perm, s[at])
@@ -43,8 +54,6 @@ def permute(s, lay, perm, t):
     for r in range(lay.replicas):
         source = lay.broker_base + r * lay.broker_stride
         target = lay.broker_base + perm[r] * lay.broker_stride
-        for i in range(lay.broker_stride):
-            t[target + i] = s[source + i]
         t[target + LEADER] = rename(perm, s[source + LEADER])
         t[target + ISR] = rename_set(perm, s[source + ISR])
         if s[source + FETCH_KIND] != IDLE:

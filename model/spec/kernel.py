@@ -7,9 +7,9 @@ from checker.kernel.jit import kernel
 from invariants.spec import violations
 
 from .successors import successors
-from .symmetry import permute
+from .symmetry import permute, permute_head
 
-__all__ = ["successors", "permute", "violations", "broken_steps", "milestone"]
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]
 
 
 @kernel

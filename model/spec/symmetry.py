@@ -6,18 +6,29 @@ no replica ids."""
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
-from checker.kernel.symmetry import rename, rename_set
+from checker.kernel.symmetry import move_blocks, rename, rename_set
 
 from .layout import ISR, LEADER, QUORUM_ISR, QUORUM_LEADER, REQUESTS, request_sent
 
 
 @kernel
-def permute(s, lay, perm, t):
-    """Write into `t` the state `s` with every replica r renamed perm[r]."""
-    for i in range(s.shape[0]):
+def permute_head(s, lay, perm, t):
+    """Write into t's first slots the quorum's record of `s` (epoch, leader, ISR, after the
+    record counter) with every replica r renamed perm[r]. Returns how many slots that is: a
+    renamed row starts with them, so renamings can be compared on them before the rest is
+    renamed."""
+    for i in range(REQUESTS):
         t[i] = s[i]
     t[QUORUM_LEADER] = rename(perm, s[QUORUM_LEADER])
     t[QUORUM_ISR] = rename_set(perm, s[QUORUM_ISR])
+    return REQUESTS
+
+
+@kernel
+def permute(s, lay, perm, t):
+    """Write into `t` the state `s` with every replica r renamed perm[r]."""
+    move_blocks(s, perm, lay.replica_base, lay.replica_stride, t)
+    permute_head(s, lay, perm, t)
     for e in range(lay.max_epoch + 1):
         if request_sent(s, lay, e):
             t[REQUESTS + 2 * e] = rename(perm, s[REQUESTS + 2 * e] - 2) + 2
@@ -25,7 +36,5 @@ def permute(s, lay, perm, t):
     for r in range(lay.replicas):
         source = lay.replica_base + r * lay.replica_stride
         target = lay.replica_base + perm[r] * lay.replica_stride
-        for i in range(lay.replica_stride):
-            t[target + i] = s[source + i]
         t[target + LEADER] = rename(perm, s[source + LEADER])
         t[target + ISR] = rename_set(perm, s[source + ISR])
