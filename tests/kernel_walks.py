@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from checker.kernel.symmetry import permutations
+from checker.kernel.symmetry import permutations, renaming
 from checker.kernel.traces import Reducer
 
 
@@ -26,7 +26,7 @@ def random_walk(model, choices):
 def permuted(kernel, row, perm) -> np.ndarray:
     """The packed row with replica r renamed perm[r], by the model's own `permute`."""
     out = np.zeros_like(row)
-    kernel.search.permute(row, kernel.layout, np.array(perm, np.int64), out)
+    kernel.search.permute(row, kernel.layout, renaming(perm), out)
     return out
 
 
@@ -46,7 +46,7 @@ def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1
     assert tuple(canonical) == min(tuple(renamed) for renamed in renamings), "not the smallest renaming"
     for perm, other in zip(itertools.permutations(range(3)), renamings):
         head = np.zeros_like(row)
-        size = search.permute_head(row, lay, np.array(perm, np.int64), head)
+        size = search.permute_head(row, lay, renaming(perm), head)
         assert np.array_equal(head[:size], other[:size]), "the head is not where the renamed row starts"
         assert np.array_equal(permuted(kernel, other, np.argsort(perm)), row), "renaming lost information"
         assert np.array_equal(reducer.representative(other), canonical), "the orbit has two representatives"

@@ -35,7 +35,11 @@ def canonical(row, lay, perms, best, scratch):
             first, ties = k, 1
         elif order == 0:
             ties += 1
-    permute(row, lay, perms[first], best)
+    if first == 0:  # the identity (`symmetry.permutations` lists it first)
+        for i in range(row.shape[0]):
+            best[i] = row[i]
+    else:
+        permute(row, lay, perms[first], best)
     for k in range(first + 1, perms.shape[0]):
         if ties == 1:
             break

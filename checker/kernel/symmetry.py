@@ -1,5 +1,7 @@
 """Symmetry over replica ids: renaming replicas, and the orbit's representative.
 
+A renaming `perm` is a row of int64 (`renaming`): perm[r] is replica r's new id, and
+perm[SETS + m] the replica set (bitmask) m renamed, so renaming an id or a set is one lookup.
 A model's `permute(s, lay, perm, t)` writes into `t` the state `s` with every replica id r
 renamed perm[r] (slots holding replica ids and replica sets renamed, per-replica blocks
 moved). The representative of a state's orbit is the lexicographically smallest row among
@@ -17,6 +19,21 @@ import numpy as np
 
 from .jit import kernel
 
+SETS = 8
+"""Where a renaming's table of replica sets starts (after room for the ids of up to 8 replicas)."""
+
+
+def renaming(ids) -> np.ndarray:
+    """The renaming of replica r to ids[r], as the row the kernels take: the new ids, then from
+    `SETS` on every replica set (bitmask) of len(ids) replicas renamed."""
+    ids = [int(r) for r in ids]
+    assert len(ids) <= SETS and sorted(ids) == list(range(len(ids))), ids
+    row = np.zeros(SETS + (1 << len(ids)), np.int64)
+    row[:len(ids)] = ids
+    for members in range(1 << len(ids)):
+        row[SETS + members] = sum(1 << new for old, new in enumerate(ids) if (members >> old) & 1)
+    return row
+
 
 @kernel
 def rename(perm, r):
@@ -27,26 +44,22 @@ def rename(perm, r):
 @kernel
 def rename_set(perm, replicas):
     """A replica set (bitmask) with every member renamed."""
-    out = 0
-    for r in range(perm.shape[0]):
-        if (replicas >> r) & 1:
-            out |= 1 << perm[r]
-    return out
+    return perm[SETS + replicas]
 
 
 @kernel
-def move_blocks(s, perm, base, stride, t):
-    """Copy row s into t with each replica r's block (`stride` slots from base + r * stride)
-    moved to replica perm[r]'s place, every other slot as it is. (Indices are unsigned: numba's
+def move_blocks(s, perm, replicas, base, stride, t):
+    """Copy row s into t with the block of each of the `replicas` replicas r (`stride` slots
+    from base + r * stride) moved to replica perm[r]'s place, every other slot as it is. (Indices are unsigned: numba's
     wraparound of negative indices would keep these loops from compiling to block copies, which
     makes a renaming several times slower.)"""
     width, start, size = np.uint64(s.shape[0]), np.uint64(base), np.uint64(stride)
-    end = start + size * np.uint64(perm.shape[0])
+    end = start + size * np.uint64(replicas)
     for i in range(start):
         t[i] = s[i]
     for i in range(end, width):
         t[i] = s[i]
-    for r in range(perm.shape[0]):
+    for r in range(replicas):
         source, target = start + np.uint64(r) * size, start + np.uint64(perm[r]) * size
         for i in range(size):
             t[target + i] = s[source + i]
@@ -68,7 +81,7 @@ def compare_prefix(a, b, n):
 
 
 def permutations(replicas: int, symmetric: bool) -> np.ndarray:
-    """Every renaming of `replicas` ids as rows (the identity first), or the identity alone."""
+    """Every renaming of `replicas` ids as rows (`renaming`; the identity first), or the
+    identity alone."""
     ids = range(replicas)
-    rows = list(itertools.permutations(ids)) if symmetric else [tuple(ids)]
-    return np.array(rows, dtype=np.int64).reshape(len(rows), replicas)
+    return np.array([renaming(p) for p in (itertools.permutations(ids) if symmetric else [ids])])

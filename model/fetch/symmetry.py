@@ -35,7 +35,7 @@ def permute_head(s, lay, perm, t):
 @kernel
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every replica r renamed perm[r]."""
-    move_blocks(s, perm, lay.broker_base, lay.broker_stride, t)
+    move_blocks(s, perm, lay.replicas, lay.broker_base, lay.broker_stride, t)
     permute_head(s, lay, perm, t)
     for i in range(s[PENDING_COUNT]):
         at = HEADER + PENDING_SLOTS * i + PENDING_LEADER

@@ -27,7 +27,7 @@ def permute_head(s, lay, perm, t):
 @kernel
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every replica r renamed perm[r]."""
-    move_blocks(s, perm, lay.replica_base, lay.replica_stride, t)
+    move_blocks(s, perm, lay.replicas, lay.replica_base, lay.replica_stride, t)
     permute_head(s, lay, perm, t)
     for e in range(lay.max_epoch + 1):
         if request_sent(s, lay, e):
