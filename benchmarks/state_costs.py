@@ -2,7 +2,7 @@
 
 A breadth-first search spends, per state it expands, the time to compute its successors (the
 model's actions), and per successor the time to check the invariants, to reduce it to its
-orbit's representative under replica symmetry (every renaming tried) and to fingerprint it,
+orbit's representative under replica symmetry (`search_template.canonical`) and to fingerprint it,
 plus the visited-set lookup. This benchmark takes a sample of reachable states (the states of
 seeded random walks, the same every run), and times each part in a compiled loop over the
 sample: ns per expanded state for successors, and ns per successor for the rest. Prints JSON on
