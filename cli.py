@@ -213,9 +213,9 @@ def spark_options(func):
                              "a local directory on every executor's machine; removed when the run ends; default: "
                              "Spark's local directories")(func)
     func = click.option("--memory-budget", default=None, metavar="SIZE", callback=_memory_size,
-                        help="spark: the most memory each task's visited set may take (e.g. 512M, 4G); past it the "
-                             "task writes sorted runs of fingerprints to --work-dir, so the visited set is bounded "
-                             "by disk; default: no limit")(func)
+                        help="spark: the most memory each task's visited set may take (e.g. 512M, 4G), and a quarter "
+                             "of it each of its frontier and its level's candidates; past it the task writes sorted "
+                             "runs to --work-dir, so they are bounded by disk; default: no limit")(func)
     func = click.option("--partitions", type=click.IntRange(1, 4096), default=None,
                         help="spark: number of shards of the frontier and visited set (default: cores)")(func)
     func = click.option("--master", default=None, callback=_valid_master,
@@ -509,7 +509,8 @@ def sweep_options(func):
                    "Spark's local directories")
 @click.option("--memory-budget", default=None, metavar="SIZE", callback=_memory_size,
               help="spark: for a search past 10,000,000 states, run on every task, the most memory each task's "
-                   "visited set may take (e.g. 4G); past it the task spills to --work-dir; default: no limit")
+                   "visited set may take (e.g. 4G), and a quarter of it each of its frontier and candidates; "
+                   "past it the task spills to --work-dir; default: no limit")
 @click.option("--master", default=None, callback=_valid_master,
               help="spark: master URL; default: the embedded local[*]")
 @click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,

@@ -9,7 +9,7 @@ by the search (HMAC), so nothing else on the network can join or feed the search
 A level's exchange is a stream: a task sends each peer a block of candidates per chunk of its
 frontier, as soon as the chunk is expanded, then an end-of-level mark. Each peer has a sender
 thread of its own (keeping its blocks in order) and a reader thread that takes in whatever that
-peer sends, so expanding, sending and receiving overlap, no sender ever waits on a task that is
+peer sends and hands it on (to the task's store of candidates, which may spill it to disk), so expanding, sending and receiving overlap, no sender ever waits on a task that is
 busy expanding, and the exchange cannot deadlock, whatever the sizes.
 """
 
@@ -19,6 +19,7 @@ import os
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Client, Connection, Listener
+from typing import Callable
 
 import numpy as np
 
@@ -67,9 +68,10 @@ class Mesh:
         self.senders = {peer: ThreadPoolExecutor(1, thread_name_prefix=f"replcheck-send-{peer}") for peer in self.peers}
         self.readers = ThreadPoolExecutor(max(len(self.peers), 1), thread_name_prefix="replcheck-receive")
 
-    def level(self) -> "LevelExchange":
-        """Start one level's exchange: blocks go out as they are sent, and come in meanwhile."""
-        return LevelExchange(self)
+    def level(self, keep: Callable[[Candidates], None]) -> "LevelExchange":
+        """Start one level's exchange: blocks go out as they are sent, and come in meanwhile,
+        each handed to `keep` as it arrives (from a reader thread)."""
+        return LevelExchange(self, keep)
 
     def close(self) -> None:
         """Close every connection."""
@@ -81,26 +83,25 @@ class Mesh:
 
 class LevelExchange:
     """One level's candidates between this task and its peers, a block at a time: `send` queues
-    a block for a peer (blocks reach it in the order sent), and `finish` says the level is over
-    and returns the blocks the peers sent here."""
+    a block for a peer (blocks reach it in the order sent), each block a peer sends here goes to
+    `keep` as it arrives (each peer's in the order sent), and `finish` says the level is over
+    and waits until every block is sent and received."""
 
-    def __init__(self, mesh: Mesh):
+    def __init__(self, mesh: Mesh, keep: Callable[[Candidates], None]):
         self.mesh = mesh
         self.sent = []
-        self.incoming = {peer: mesh.readers.submit(_receive_level, conn) for peer, conn in mesh.peers.items()}
+        self.incoming = [mesh.readers.submit(_receive_level, conn, keep) for conn in mesh.peers.values()]
 
     def send(self, peer: int, block: Candidates) -> None:
         """Queue `block` for `peer`."""
         self.sent.append(self.mesh.senders[peer].submit(_send, self.mesh.peers[peer], block))
 
-    def finish(self) -> list[Candidates]:
-        """End the level: tell every peer, wait until everything is sent and received, and
-        return the blocks the peers sent, peer after peer, each peer's in the order sent."""
+    def finish(self) -> None:
+        """End the level: tell every peer, and wait until everything is sent and received."""
         for peer, conn in self.mesh.peers.items():
             self.sent.append(self.mesh.senders[peer].submit(_send, conn, None))
-        for future in self.sent:
+        for future in [*self.sent, *self.incoming]:
             future.result()
-        return [block for peer in sorted(self.incoming) for block in self.incoming[peer].result()]
 
 
 def _send(conn: Connection, block: Candidates | None) -> None:
@@ -129,13 +130,10 @@ def _bytes(array: np.ndarray) -> memoryview:
     return memoryview(np.ascontiguousarray(array).view(np.uint8).reshape(-1))
 
 
-def _receive_level(conn: Connection) -> list[Candidates]:
-    """Every block a peer sends in one level, in the order sent (at least one: a peer sends a
-    block per chunk of its frontier, and there is always a chunk)."""
-    blocks = []
+def _receive_level(conn: Connection, keep: Callable[[Candidates], None]) -> None:
+    """Hand every block a peer sends in one level to `keep`, in the order sent."""
     while (header := conn.recv()) is not None:
-        blocks.append(_receive(conn, header))
-    return blocks
+        keep(_receive(conn, header))
 
 
 def _receive(conn: Connection, header) -> Candidates:

@@ -23,6 +23,7 @@ import numpy as np
 from .coverage import ANY_ACTOR, empty_counts
 from .fingerprint import fingerprint
 from .invariant import StepProperty, record_broken_steps
+from .kernel.sorted_runs import KEY, SortedRuns
 
 if TYPE_CHECKING:
     from .kernel.visited_set import VisitedSet
@@ -55,15 +56,57 @@ class Candidates(NamedTuple):
     @staticmethod
     def joined(blocks: list["Candidates"]) -> "Candidates":
         """The blocks one after the other."""
-        states = (np.concatenate([b.states for b in blocks]) if isinstance(blocks[0].states, np.ndarray)
-                  else [s for b in blocks for s in b.states])
         return Candidates(*(np.concatenate([getattr(b, name) for b in blocks])
-                            for name in ("fps", "parents", "codes", "viol")), states)
+                            for name in ("fps", "parents", "codes", "viol")), joined_states([b.states for b in blocks]))
+
+
+def joined_states(parts: list):
+    """States of several parts one after the other (packed rows, or lists of encoded states)."""
+    return np.concatenate(parts) if isinstance(parts[0], np.ndarray) else [s for part in parts for s in part]
 
 
 def take_states(states, at: np.ndarray):
     """The states at positions `at` of `states` (packed rows, or a list of encoded states)."""
     return states[at] if isinstance(states, np.ndarray) else [states[i] for i in at.tolist()]
+
+
+WINDOW_SHARE = 4
+"""Under a memory budget, a store (the frontier being written, the one being read, the level's
+candidates) keeps at most this fraction of it in memory: the visited set's table takes the
+budget, and the three windows together three quarters more."""
+STATES = "states"
+"""The column of a store (`SortedRuns`) that holds states."""
+
+
+def states_column(states) -> np.ndarray:
+    """States as a column of a store: packed rows as they are, encoded states as an object array
+    (a store of those never spills: only a kernel shard has a window)."""
+    if isinstance(states, np.ndarray):
+        return states
+    column = np.empty(len(states), object)
+    column[:] = states
+    return column
+
+
+def states_of(column: np.ndarray):
+    """The states of a store's column: packed rows, or the list of encoded states."""
+    return column.tolist() if column.dtype == object else column
+
+
+def frontier_records(fps: np.ndarray, states) -> dict[str, np.ndarray]:
+    """Frontier states as records of a store, keyed by fingerprint."""
+    return {KEY: fps, STATES: states_column(states)}
+
+
+def candidate_records(block: Candidates) -> dict[str, np.ndarray]:
+    """Candidates as records of a store, keyed by their parent's fingerprint."""
+    return {KEY: block.parents, "fps": block.fps, "codes": block.codes, "viol": block.viol,
+            STATES: states_column(block.states)}
+
+
+def candidates_of(records: dict[str, np.ndarray]) -> Candidates:
+    """The candidates of records read back from a store."""
+    return Candidates(records["fps"], records[KEY], records["codes"], records["viol"], states_of(records[STATES]))
 
 
 class Expanded(NamedTuple):
@@ -122,9 +165,16 @@ class KernelShard:
             self.visited = SpilledSet(visited_room(kernel), memory_budget, scratch)
         self.kinds = len(kernel.action_kinds)
         self.width = kernel.width
+        self.window = None if memory_budget is None else max(1, memory_budget // WINDOW_SHARE)
+        self.scratch = scratch
 
     def __len__(self) -> int:
         return len(self.visited)
+
+    def store(self) -> SortedRuns:
+        """An empty store of records (a frontier, a level's candidates): in memory up to a
+        quarter of the memory budget, in sorted runs under the scratch directory beyond it."""
+        return SortedRuns(self.window, self.scratch)
 
     def initial(self) -> tuple[np.ndarray, np.ndarray]:
         """(fingerprints, rows) of the initial states' representatives, each once."""
@@ -212,6 +262,10 @@ class PlainShard:
 
     def __len__(self) -> int:
         return len(self.visited)
+
+    def store(self) -> SortedRuns:
+        """An empty store of records (a frontier, a level's candidates), all in memory."""
+        return SortedRuns(None, None)
 
     def initial(self) -> tuple[np.ndarray, list]:
         """(fingerprints, encoded states) of the initial states' representatives, each once."""

@@ -32,6 +32,7 @@ import gc
 import os
 import shutil
 import tempfile
+import threading
 import time
 from multiprocessing.connection import Client
 from typing import NamedTuple
@@ -41,7 +42,9 @@ import numpy as np
 from .coverage import empty_counts, new_counts
 from .checkpoint import files
 from .peer_exchange import Mesh, listener, local_address, no_delay
-from .shard_ops import Candidates, shard_ops, take_states
+from .kernel.sorted_runs import KEY, SortedRuns
+from .shard_ops import (STATES, Candidates, candidate_records, candidates_of, frontier_records, joined_states,
+                        shard_ops, states_of, take_states)
 
 
 class LevelReport(NamedTuple):
@@ -180,8 +183,7 @@ class Shard:
     def __init__(self, index: int, tasks: int, partitions: int, ops, mesh: Mesh, routes: str, journal: str | None):
         self.index, self.tasks, self.partitions = index, tasks, partitions
         self.ops, self.mesh, self.routes, self.journal = ops, mesh, routes, journal
-        self.fps = np.empty(0, np.int64)
-        self.states = ops.empty()
+        self.frontier = ops.store()
 
     def mine(self, fps: np.ndarray) -> np.ndarray:
         """Which of `fps` this task owns."""
@@ -195,7 +197,7 @@ class Shard:
             fps, states = self.ops.initial()
             at = np.flatnonzero(self.mine(fps))
             self.ops.admit(fps[at])
-            self.fps, self.states = fps[at], take_states(states, at)
+            self.frontier.add(frontier_records(fps[at], take_states(states, at)))
             return
         _, directory, depth, has_frontier, parts = start
         for d, count in enumerate(parts):
@@ -204,12 +206,16 @@ class Shard:
         if has_frontier:
             fps, states = files.read_frontier(directory, depth, self.ops.width)
             at = np.flatnonzero(self.mine(fps))
-            self.fps, self.states = fps[at], take_states(states, at)
+            self.frontier.add(frontier_records(fps[at], take_states(states, at)))
 
     def level(self, depth: int, save_frontier: bool) -> LevelReport:
         """Expand the frontier into level `depth` together with the other tasks, a chunk of
         `CHUNK` states at a time in ascending fingerprint order, each chunk's candidates sent to
-        their owners as soon as it is expanded; this task's new states become its frontier."""
+        their owners as soon as it is expanded; the candidates this task owns (its own and
+        those received) are kept in a store keyed by parent, then admitted in ascending parent
+        order, and the new states become its frontier. Under a memory budget the frontier and
+        the candidates pass the budget into sorted runs on disk (`SortedRuns`), and are read
+        back a slice at a time."""
         ops, seconds = self.ops, dict.fromkeys(PHASES, 0.0)
         clock = time.perf_counter()
 
@@ -219,17 +225,44 @@ class Shard:
             seconds[phase] += now - clock
             clock = now
 
-        fps, states = self.fps, self.states
-        self.states = ops.empty()  # memory goes back as soon as it is done with
-        order = np.argsort(fps)
-        seen = ops.level_set(len(fps))
-        exchange = self.mesh.level()
-        own, generated, broken = [], 0, {}
+        frontier, self.frontier = self.frontier, ops.store()
+        expanding = len(frontier)
+        seen = ops.level_set(expanding)
+        candidates, lock = ops.store(), threading.Lock()
+
+        def keep(block: Candidates) -> None:  # from this thread and the exchange's readers
+            with lock:
+                candidates.add(candidate_records(block))
+
+        exchange = self.mesh.level(keep)
+        generated, fired, enabled, tally, broken = self._expand(frontier, seen, keep, exchange, lap)
+        frontier.close()
+        del seen
+        exchange.finish()
+        lap("exchange")
+        new = self._admitted(candidates)
+        candidates.close()
+        lap("admit")
+        files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
+        if save_frontier:
+            self.save_frontier(depth)
+        by_kind = new_counts(ops.kind_of(new.codes), ops.actor_of(new.codes), ops.kinds)
+        lap("write")
+        return LevelReport(len(new.fps), generated, expanding, fired, enabled, tally, by_kind, new.violations, broken,
+                           len(ops), sum(seconds.values()) - seconds["exchange"], tuple(seconds[phase] for phase in PHASES))
+
+    def _expand(self, frontier: SortedRuns, seen, keep, exchange, lap) -> tuple:
+        """Expand the `frontier` (consumed) a chunk at a time in ascending fingerprint order:
+        each chunk's successors not yet `seen` this level go to their owners, this task's own
+        (those it has not visited) to `keep`. Returns the successors generated, the coverage
+        counts (steps fired, states enabled, the guards' tally) and per broken step property
+        its smallest (parent fingerprint, action)."""
+        ops = self.ops
+        generated, broken = 0, {}
         fired, enabled = empty_counts(ops.kinds)
         tally = ops.tally()
-        for lo in range(0, max(len(fps), 1), CHUNK):
-            chunk = order[lo:lo + CHUNK]
-            expanded = ops.expand(fps[chunk], take_states(states, chunk), seen)
+        for part in frontier.in_key_order(CHUNK, consume=True):
+            expanded = ops.expand(part[KEY], states_of(part[STATES]), seen)
             generated, fired, enabled = (generated + expanded.generated, fired + expanded.fired,
                                          enabled + expanded.enabled)
             tally += expanded.tally
@@ -238,25 +271,11 @@ class Shard:
             lap("expand")
             blocks = self._by_owner(expanded.candidates)
             mine = blocks[self.index]
-            own.append(mine.take(np.flatnonzero(~ops.known(mine.fps))))  # visited here: nothing to decide
+            keep(mine.take(np.flatnonzero(~ops.known(mine.fps))))  # visited here: nothing to decide
             for peer in self.mesh.peers:
                 exchange.send(peer, blocks[peer])
             lap("split")
-        del fps, states, seen, expanded, blocks, mine
-        received = exchange.finish()
-        lap("exchange")
-        new = self._admitted([*own, *received])
-        del own, received
-        lap("admit")
-        files.write_level_part(self.routes, depth, self.index, new.fps, new.parents, new.codes)
-        if save_frontier:
-            files.write_frontier_part(self.journal, depth, self.index, new.fps, new.states)
-        self.fps, self.states = new.fps, new.states
-        violations = {name: int(new.fps[hit].min()) for name, hit in ops.named_bits(new.viol).items() if hit.any()}
-        by_kind = new_counts(ops.kind_of(new.codes), ops.actor_of(new.codes), ops.kinds)
-        lap("write")
-        return LevelReport(len(new.fps), generated, len(order), fired, enabled, tally, by_kind, violations, broken,
-                           len(ops), sum(seconds.values()) - seconds["exchange"], tuple(seconds[phase] for phase in PHASES))
+        return generated, fired, enabled, tally, broken
 
     def _by_owner(self, found: Candidates) -> list[Candidates]:
         """`found` split by owning task, each part in its original (ascending parent) order."""
@@ -266,19 +285,44 @@ class Shard:
         bounds = np.searchsorted(owners[order], np.arange(self.tasks + 1)).tolist()
         return [grouped.part(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
 
-    def _admitted(self, blocks: list[Candidates]) -> Candidates:
-        """Admit the candidates of `blocks` in ascending parent order, so that each new state
-        keeps its smallest (parent, action); the new ones. (Each block is in ascending parent
-        order and a parent's successors are all in one block, so a stable sort of the parents
-        merges the blocks' runs.)"""
-        fps = np.concatenate([b.fps for b in blocks])
-        order = np.argsort(np.concatenate([b.parents for b in blocks]), kind="stable")  # merges sorted runs
-        new = np.zeros(len(fps), bool)
-        new[order[self.ops.admit(fps[order])]] = True
-        bounds = np.cumsum([0, *(len(b.fps) for b in blocks)]).tolist()
-        return Candidates.joined([b.take(np.flatnonzero(new[lo:hi])) for b, lo, hi in zip(blocks, bounds, bounds[1:])])
+    def _admitted(self, candidates: SortedRuns) -> "Admitted":
+        """Admit the `candidates` (consumed) in ascending parent order, so that each new state
+        keeps its smallest (parent, action): each block a task sent is in ascending parent
+        order, a parent's successors are all in one block, and the store reads back in key
+        order, stable within a key. The new states join the next frontier; their routes, and
+        per invariant the smallest new violating fingerprint, are returned."""
+        ops = self.ops
+        fps, parents, codes, violations = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.uint16)], {}
+        for part in candidates.in_key_order(CHUNK, consume=True):
+            block = candidates_of(part)
+            new = block.take(np.flatnonzero(ops.admit(block.fps)))
+            fps.append(new.fps)
+            parents.append(new.parents)
+            codes.append(new.codes)
+            self.frontier.add(frontier_records(new.fps, new.states))
+            for name, hit in ops.named_bits(new.viol).items():
+                if hit.any():
+                    violations[name] = min(int(new.fps[hit].min()), violations.get(name, _NONE))
+        return Admitted(np.concatenate(fps), np.concatenate(parents), np.concatenate(codes), violations)
 
     def save_frontier(self, depth: int) -> None:
-        """Save this task's frontier as its part of the checkpoint's frontier at `depth`."""
-        files.write_frontier_part(self.journal, depth, self.index, self.fps, self.states)
+        """Save this task's frontier as its part of the checkpoint's frontier at `depth` (read
+        whole into memory for it, even where it is on disk)."""
+        parts = list(self.frontier.in_key_order())
+        fps = np.concatenate([part[KEY] for part in parts]) if parts else np.zeros(0, np.int64)
+        states = joined_states([states_of(part[STATES]) for part in parts]) if parts else self.ops.empty()
+        files.write_frontier_part(self.journal, depth, self.index, fps, states)
+
+
+class Admitted(NamedTuple):
+    """A task's new states of one level: their fingerprints, parents' fingerprints and action
+    codes (its routes), and per invariant the smallest new fingerprint that violates it."""
+
+    fps: np.ndarray
+    parents: np.ndarray
+    codes: np.ndarray
+    violations: dict
+
+
+_NONE = np.iinfo(np.int64).max
 

@@ -215,19 +215,24 @@ def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
 
 
-def test_a_tiny_memory_budget_spills_to_disk_and_gives_the_exact_answer(sc, tmp_path):
+def test_a_tiny_memory_budget_spills_visited_sets_and_frontiers_to_disk_and_gives_the_exact_answer(sc, tmp_path):
     from checker.kernel.spilled_set import smallest_budget
     from checker.shard_ops import visited_room
     from checker.spark import explore_spark
 
     model = build_model("spec", "kip320")
     invariants = select("spec", ["weak-isr", "strong-isr"])
-    runs = []
+    runs, frontier_runs = [], []
+
+    def count_runs(stats, frontier):
+        runs.append(len(list(tmp_path.rglob("run-*.npy"))))
+        frontier_runs.append(len(list(tmp_path.rglob("run-*/key.npy"))))
+
     spark = explore_spark(sc, model, invariants, partitions=2, stop_at_first=False, work_dir=str(tmp_path),
-                          memory_budget=smallest_budget(visited_room(model.kernel)),
-                          on_level=lambda stats, _: runs.append(len(list(tmp_path.rglob("run-*.npy")))))
+                          memory_budget=smallest_budget(visited_room(model.kernel)), on_level=count_runs)
     same_results(spark, explore(model, invariants, stop_at_first=False))
     assert max(runs) >= 2, "each task's visited set must have spilled"
+    assert max(frontier_runs) >= 2, "the frontiers must have passed the budget into runs on disk"
     assert not any(tmp_path.iterdir()), "spilled runs are removed with the task"
 
 

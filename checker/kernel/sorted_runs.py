@@ -1,0 +1,138 @@
+"""Columns of records kept in memory up to a window and in sorted runs on disk beyond it, read
+back in key order a bounded slice at a time: a frontier that streams through the spill
+directory.
+
+Records are added in blocks (a dict of equal-length arrays, one of them the int64 `key`: a
+state's fingerprint, or a candidate's parent fingerprint). While the records in memory take no
+more than `window` bytes they stay there; past it they are sorted by key (stably, so records
+of one key keep the order they came in) and written to a run, one `.npy` file per column, and
+memory starts empty again. `in_key_order` reads everything back in ascending key order: it cuts
+the key range into slices that each hold about `window` bytes (keys are fingerprints, spread
+evenly over the 64-bit range), and for each slice reads that slice of every run (a binary search
+in the run's keys, then a contiguous read) and of memory, and sorts it. So memory holds one
+window of records being added, one slice being read, and the runs' keys (8 bytes a record).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+KEY = "key"
+"""The column the records are ordered by."""
+LOWEST, HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+
+
+class SortedRuns:
+    """Records (columns of equal length, one of them `KEY`) in memory up to `window` bytes and
+    in sorted runs under `directory` beyond it (see the module docstring); with no window, all
+    in memory."""
+
+    def __init__(self, window: int | None, directory: str | None):
+        self.window, self.parent = window, directory
+        self.directory: Path | None = None
+        self.memory: list[dict[str, np.ndarray]] = []
+        self.memory_bytes = 0
+        self.runs: list[tuple[np.ndarray, Path]] = []  # (keys, where its columns are)
+        self.count, self.record_bytes = 0, 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def spilled(self) -> bool:
+        """Whether some records are on disk."""
+        return bool(self.runs)
+
+    def add(self, block: dict[str, np.ndarray]) -> None:
+        """Add the records of `block`; spill memory to a run when it passes the window."""
+        if not len(block[KEY]):
+            return
+        self.memory.append(block)
+        self.record_bytes = sum(column.nbytes for column in block.values()) // len(block[KEY])
+        self.memory_bytes += self.record_bytes * len(block[KEY])
+        self.count += len(block[KEY])
+        if self.window is not None and self.memory_bytes > self.window:
+            self._spill()
+
+    def _spill(self) -> None:
+        columns = _joined(self.memory)
+        self.memory, self.memory_bytes = [], 0
+        order = np.argsort(columns[KEY], kind="stable")
+        if self.directory is None:
+            self.directory = Path(tempfile.mkdtemp(prefix="replcheck-frontier-", dir=self.parent))
+        run = self.directory / f"run-{len(self.runs):06d}"
+        run.mkdir()
+        for name, column in columns.items():
+            np.save(run / f"{name}.npy", column[order])
+        self.runs.append((np.ascontiguousarray(columns[KEY][order]), run))
+
+    def slices(self) -> int:
+        """How many key slices `in_key_order` reads: enough that each holds about a window."""
+        if self.window is None:
+            return 1
+        return max(1, -(-self.record_bytes * self.count // max(self.window, 1)))
+
+    def in_key_order(self, chunk: int | None = None, consume: bool = False) -> Iterator[dict[str, np.ndarray]]:
+        """Every record, in ascending key order (stable within a key), as blocks of at most
+        `chunk` records (default: one block per slice of the key range); each block's columns
+        are new arrays. With `consume` the store lets go of its records in memory as it starts
+        (so they are freed as the reading goes), and is to be closed after."""
+        memory = _joined(self.memory) if self.memory else None
+        if consume:
+            self.memory, self.memory_bytes = [], 0
+        bounds = _bounds(self.slices())
+        for lo, hi in zip(bounds, bounds[1:]):
+            parts = []
+            for keys, run in self.runs:
+                a, b = _between(keys, lo, hi)
+                if b > a:
+                    parts.append({path.stem: np.array(np.load(path, mmap_mode="r")[a:b]) for path in run.iterdir()})
+            if memory is not None:
+                inside = _inside(memory[KEY], lo, hi) if len(bounds) > 2 else slice(None)
+                parts.append({name: column[inside] for name, column in memory.items()})
+            if not parts:
+                continue
+            joined = _joined(parts)
+            del parts
+            order = np.argsort(joined[KEY], kind="stable")
+            step = chunk or max(len(order), 1)
+            for at in range(0, len(order), step):
+                yield {name: column[order[at:at + step]] for name, column in joined.items()}
+
+    def close(self) -> None:
+        """Forget every record and remove the runs' files."""
+        self.memory, self.memory_bytes, self.runs, self.count = [], 0, [], 0
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            self.directory = None
+
+
+def _joined(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if len(blocks) == 1:
+        return dict(blocks[0])
+    return {name: np.concatenate([block[name] for block in blocks]) for name in blocks[0]}
+
+
+def _bounds(slices: int) -> list[int]:
+    """Keys cutting the 64-bit range into `slices` equal parts: slice i holds the keys k with
+    bounds[i] <= k < bounds[i + 1], and the last one the highest key too."""
+    span = (1 << 64) // slices
+    return [LOWEST + i * span for i in range(slices)] + [HIGHEST + 1]
+
+
+def _inside(keys: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Which of `keys` (in any order) have lo <= key < hi."""
+    mask = keys >= lo
+    return mask & (keys < hi) if hi <= HIGHEST else mask
+
+
+def _between(keys: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """The positions in the sorted `keys` of those with lo <= key < hi."""
+    a = int(np.searchsorted(keys, lo, "left")) if lo > LOWEST else 0
+    b = int(np.searchsorted(keys, hi, "left")) if hi <= HIGHEST else len(keys)
+    return a, b
