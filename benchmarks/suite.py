@@ -92,13 +92,14 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"
 
 
-def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT) -> dict:
+def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT, compile_only: bool = False) -> dict:
     """Run one case in a fresh process, with the code of `tree` (a checkout of this repository);
-    with `cache_dir` (an empty kernel cache), only compile its kernel there."""
+    with `compile_only`, or with `cache_dir` (an empty kernel cache), only compile its kernel
+    (there)."""
     command = [sys.executable, "-m", "benchmarks.case", "--model", case.model, "--variant", case.variant,
                "--bounds", case.bounds, "--engine", case.engine]
     command += ["--symmetry"] * case.symmetry + ["--all-invariants"] * case.all_invariants
-    command += ["--compile-only"] * bool(cache_dir)
+    command += ["--compile-only"] * (compile_only or bool(cache_dir))
     env = dict(os.environ, PYTHONPATH=str(tree), **({"REPLCHECK_CACHE_DIR": cache_dir} if cache_dir else {}))
     started = time.perf_counter()
     out = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
@@ -106,7 +107,7 @@ def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT) -> dic
     if out.returncode != 0:
         raise click.ClickException(f"{case.name} failed: {out.stderr.strip().splitlines()[-1:]}")
     figures = json.loads(out.stdout.strip().splitlines()[-1])
-    if cache_dir:
+    if compile_only or cache_dir:
         return figures
     figures["wall_seconds"] = round(wall, 2)
     if case.tlc_seconds:
@@ -123,6 +124,8 @@ def run_suite(cases: list[Case], baseline: tuple[str, Path] | None = None) -> di
     results, cold_done = {}, set()
     for case in cases:
         Console(stderr=True).print(f"[dim]running {case.name}[/]")
+        for tree in ([baseline[1]] if baseline else []) + [ROOT]:  # a timed run must not include the compile
+            run_case(case, tree=tree, compile_only=True)
         before = run_case(case, tree=baseline[1]) if baseline else None
         figures = run_case(case)
         figures["states_per_core_second"] = round(figures["distinct_states"] / figures["search_seconds"]

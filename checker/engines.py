@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import time
 from contextlib import ExitStack, contextmanager
+from functools import partial
 
 from .local import explore
 
@@ -32,11 +33,12 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
     symmetry=..., saver=...)` function running on the named engine. For `spark`, one Spark
     context (on `master`, default the embedded `local[*]`) serves every call in the block and
     starts at the first call that needs it; with neither `master` nor `partitions` given, small
-    searches stay in the driver process (module docstring). `work_dir` holds the Spark tasks'
-    scratch files; `memory_budget` bounds each task's in-memory visited set (bytes; the rest
-    spills to `work_dir`). Raises checker.java.EngineUnavailable when Spark cannot start."""
+    searches stay in the driver process (module docstring). `work_dir` holds the scratch files;
+    `memory_budget` (bytes) bounds each Spark task's in-memory visited set, and a quarter of it
+    each frontier and each level's candidates, of either engine (the rest spills to `work_dir`).
+    Raises checker.java.EngineUnavailable when Spark cannot start."""
     if engine == "local":
-        yield explore
+        yield partial(explore, memory_budget=memory_budget, work_dir=work_dir)
         return
     from .spark import check_budget, explore_spark
     from .spark_context import spark_context

@@ -78,6 +78,8 @@ def explore(
     on_level: Callable[[LevelStats, int], None] | None = None,
     symmetry: bool = False,
     saver=None,
+    memory_budget: int | None = None,
+    work_dir: str | None = None,
 ) -> CheckResult:
     """Explore every state reachable from the model's initial states, breadth first, checking
     each invariant on every state and each step property (`StepProperty`) on every step.
@@ -92,13 +94,15 @@ def explore(
     after each level (progress display). With `symmetry` one state per orbit under replica
     renaming is stored (models with a kernel only). A checkpoint `saver` (`checker.checkpoint`)
     journals the search and continues it from its checkpoint if it has one (models with a
-    kernel only).
+    kernel only). With `memory_budget` (bytes) a kernel model's frontiers keep at most a quarter
+    of it each in memory, the rest in sorted runs under `work_dir` (`checker.kernel.search`);
+    the visited set stays in memory.
     """
     if getattr(model, "kernel", None) is not None:
         from .kernel.search import explore_kernel
 
         return explore_kernel(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level,
-                              symmetry=symmetry, saver=saver)
+                              symmetry=symmetry, saver=saver, memory_budget=memory_budget, work_dir=work_dir)
     if saver is not None:
         raise CheckpointError(f"checkpoints need a model with a compiled kernel, and {model.name} has none")
     with gc_paused():

@@ -23,7 +23,7 @@ import numpy as np
 from .coverage import ANY_ACTOR, empty_counts
 from .fingerprint import fingerprint
 from .invariant import StepProperty, record_broken_steps
-from .kernel.sorted_runs import KEY, SortedRuns
+from .kernel.sorted_runs import KEY, WINDOW_SHARE, SortedRuns
 
 if TYPE_CHECKING:
     from .kernel.visited_set import VisitedSet
@@ -70,10 +70,6 @@ def take_states(states, at: np.ndarray):
     return states[at] if isinstance(states, np.ndarray) else [states[i] for i in at.tolist()]
 
 
-WINDOW_SHARE = 4
-"""Under a memory budget, a store (the frontier being written, the one being read, the level's
-candidates) keeps at most this fraction of it in memory: the visited set's table takes the
-budget, and the three windows together three quarters more."""
 STATES = "states"
 """The column of a store (`SortedRuns`) that holds states."""
 

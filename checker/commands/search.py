@@ -32,8 +32,6 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
     (also as a JSON object on stdout with `as_json`). Each level is appended to `progress_file`
     as a JSON line, if one is given."""
     reached = []
-    if engine == "local" and memory_budget is not None:
-        raise UserError("--memory-budget applies to --engine spark (the local engine keeps its visited set in memory)")
 
     def recorded(on_level):
         def on_level_recorded(stats, frontier):

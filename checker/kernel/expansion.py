@@ -88,8 +88,10 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
         visited.grow_full()
     if kernel.count_guards:
         tally = sampled_guards(kernel, front, front_fps, tally)
-    return Expansion(out[:n], fps[:n], parent[:n], code[:n], viol[:n], generated, fired, enabled, tally, step_fp,
-                     step_code, step_parent, visited)
+    # copies, not views: a view would keep the whole output buffer (sized for the expected new
+    # states, and never less than 4,096 rows) alive as long as the new states are kept
+    return Expansion(out[:n].copy(), fps[:n].copy(), parent[:n].copy(), code[:n].copy(), viol[:n].copy(), generated,
+                     fired, enabled, tally, step_fp, step_code, step_parent, visited)
 
 
 def sampled_guards(kernel, front: np.ndarray, front_fps: np.ndarray, events: np.ndarray) -> np.ndarray:

@@ -7,6 +7,11 @@ new state's recorded route is the smallest (parent fingerprint, action), and the
 violation of an invariant is the violating state with the smallest fingerprint at the first
 level where it fails: the same rules as the Spark engine, hence the same traces.
 
+The frontier is a store (`sorted_runs.SortedRuns`) of rows, fingerprints and discovery
+indices: in memory, or with a memory budget, in memory up to a quarter of it and in sorted runs
+in a scratch directory beyond, read back a slice of the fingerprint range at a time, so that
+memory holds the visited set and the routes (6 bytes a state) plus a bounded window.
+
 With a checkpoint `Saver` each level's states are journalled as they are found, and the search
 can start from a saved checkpoint instead of the initial states (see `checker.checkpoint`).
 """
@@ -22,18 +27,22 @@ import numpy as np
 
 from ..checkpoint.identity import CheckpointError
 from ..invariant import StepProperty
-from ..coverage import Coverage, new_counts, restored_coverage
+from ..coverage import Coverage, empty_counts, new_counts, restored_coverage
 from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
-from .expansion import expand_all
+from .expansion import BIG, CHUNK, expand_all
 from .fingerprint import fingerprint
 from .guards import GUARD_SAMPLE
 from .steps import actor_of, kind_of
+from .guards import empty_tally
+from .sorted_runs import KEY, WINDOW_SHARE, SortedRuns
 from .symmetry import permutations
 from .traces import Reducer, journal_paths, path_by_codes, trace_to
 from .visited_set import VisitedSet
 
 NO_PARENT = np.uint32(0xFFFFFFFF)
+ROWS, INDEX = "rows", "index"
+"""A frontier's columns besides its fingerprints (`KEY`): packed rows, discovery indices."""
 
 
 class Discovered:
@@ -70,22 +79,32 @@ def _masks(names, chosen) -> int:
 
 def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: int | None = None,
                    on_level: Callable[[LevelStats, int], None] | None = None, symmetry: bool = False,
-                   saver=None) -> CheckResult:
+                   saver=None, memory_budget: int | None = None, work_dir: str | None = None) -> CheckResult:
     """Explore every state reachable from the model's initial states on its compiled kernel
     (see the module docstring), one state per orbit under replica renaming with `symmetry`.
     Same meaning of the options and the same result as `checker.local.explore`; with a
-    checkpoint `saver` the search is journalled, and continues from its checkpoint if it has one."""
+    checkpoint `saver` the search is journalled, and continues from its checkpoint if it has one.
+    With `memory_budget` (bytes) each frontier keeps at most a quarter of it in memory and the
+    rest in `work_dir` (default: the system's temporary directory)."""
     from ..local import gc_paused
 
-    with gc_paused():
-        return KernelSearch(model, properties, symmetry, saver).run(stop_at_first, max_depth, on_level)
+    window = None if memory_budget is None else max(1, memory_budget // WINDOW_SHARE)
+    search = KernelSearch(model, properties, symmetry, saver, window, work_dir)
+    try:
+        with gc_paused():
+            return search.run(stop_at_first, max_depth, on_level)
+    finally:
+        search.close()
 
 
 class KernelSearch:
     """One search: the visited set, the discovered states' routes, the frontier, the counters."""
 
-    def __init__(self, model, properties, symmetry: bool, saver):
+    def __init__(self, model, properties, symmetry: bool, saver, window: int | None = None, scratch: str | None = None):
         self.started = time.perf_counter()
+        self.window, self.scratch = window, scratch
+        self.frontier = self.store()
+        self.retired: SortedRuns | None = None  # the frontier just expanded, kept until the next checkpoint is ready
         self.model, self.kernel, self.saver = model, model.kernel, saver
         kernel = self.kernel
         self.properties = list(properties)
@@ -107,6 +126,18 @@ class KernelSearch:
         self.depth, self.base, self.growth, self.offset = 0, 0, 3.0, 0.0
         self.exhausted = False
 
+    def store(self) -> SortedRuns:
+        """An empty frontier: rows (`ROWS`) keyed by fingerprint, with their discovery indices
+        (`INDEX`), in memory up to the window and in sorted runs under the scratch directory
+        beyond it."""
+        return SortedRuns(self.window, self.scratch)
+
+    def close(self) -> None:
+        """Remove the frontiers' files."""
+        for store in (self.frontier, self.retired):
+            if store is not None:
+                store.close()
+
     def elapsed(self) -> float:
         """Seconds of search so far, including those of the runs a checkpoint continues."""
         return self.offset + time.perf_counter() - self.started
@@ -119,7 +150,7 @@ class KernelSearch:
         else:
             self.start()
         if on_level:
-            on_level(self.result.levels[-1], len(self.front))
+            on_level(self.result.levels[-1], len(self.frontier))
         last = self.checkpoint()
         try:
             while not (stopped := stop_reason(exhausted=self.exhausted, found={**self.found, **self.broken},
@@ -129,11 +160,12 @@ class KernelSearch:
                 if self.exhausted:
                     continue
                 last = self.checkpoint()
+                self.retire()
                 if saver is not None and saver.due():
                     last[1]()
                     saver.commit(last[0])
                 if on_level:
-                    on_level(self.result.levels[-1], len(self.front))
+                    on_level(self.result.levels[-1], len(self.frontier))
         except KeyboardInterrupt:
             if saver is not None:
                 saver.commit_interrupted(*last)
@@ -155,45 +187,73 @@ class KernelSearch:
             if self.visited.add(fp):
                 rows.append(row)
                 fps.append(fp)
-        self.front = np.array(rows, np.int8).reshape(len(rows), kernel.width)
-        self.front_fps = np.array(fps, np.int64)
+        rows = np.array(rows, np.int8).reshape(len(rows), kernel.width)
+        fps = np.array(fps, np.int64)
+        indices = np.arange(len(fps), dtype=np.int64)
+        self.frontier.add({KEY: fps, ROWS: rows, INDEX: indices})
         self.discovered.add_level(0, np.full(len(rows), NO_PARENT), np.zeros(len(rows), np.uint16))
         if self.saver is not None:
-            self.saver.journal(0, 0, self.front_fps, self.front_fps, np.zeros(len(rows), np.uint16))
-        self._note_violations(self._violation_masks(self.front))
+            self.saver.journal(0, 0, fps, fps, np.zeros(len(rows), np.uint16))
+        finds = {}
+        self._note_violations(finds, self._violation_masks(rows), fps, indices)
+        self._found(finds)
         self.coverage.add_initial(len(rows))
         self.exhausted = len(rows) == 0
         self.result.levels.append(LevelStats(0, len(rows), 0, len(self.visited), self.elapsed(), 0.0,
                                              **self.found_so_far()))
 
     def expand_level(self) -> None:
-        """Expand the frontier into the next level, journalling its states."""
+        """Expand the frontier into the next level, `CHUNK` states at a time in ascending
+        fingerprint order (so only a chunk of it is copied out of the store at once), journalling
+        the new states."""
         kernel, result = self.kernel, self.result
-        level = expand_all(kernel, self.front, self.front_fps, self.inv_mask, self.step_mask, self.perms,
-                           self.visited, int(self.growth * len(self.front)))
-        n_out = len(level.fps)
-        self.coverage.add_steps(self.depth + 1, len(self.front), level.fired, level.enabled, level.tally)
-        result.generated_states += level.generated
-        for prop in self.step_properties:
-            b = kernel.step_property_names.index(prop.name)
-            if prop.name not in self.broken and level.step_parent[b] >= 0:
-                self.broken[prop.name] = self.base + int(level.step_parent[b])
-                self.broken_fps[prop.name] = int(self.front_fps[level.step_parent[b]])
+        front, self.frontier = self.frontier, self.store()
+        expanding, base = len(front), self.base + len(front)  # the new level's first discovery index
+        fired, enabled = empty_counts(len(kernel.action_kinds))
+        tally, generated, finds = None, 0, {}
+        fps, parents, parent_fps, codes = [], [], [], []
+        for part in front.in_key_order(CHUNK, consume=self.saver is None):
+            level = expand_all(kernel, part[ROWS], part[KEY], self.inv_mask, self.step_mask, self.perms,
+                               self.visited, int(self.growth * len(part[KEY])))
+            generated, fired, enabled = generated + level.generated, fired + level.fired, enabled + level.enabled
+            tally = level.tally if tally is None else tally + level.tally
+            for prop in self.step_properties:  # slices ascend: the first that breaks it has its smallest parent
+                b = kernel.step_property_names.index(prop.name)
+                if prop.name not in self.broken and level.step_parent[b] >= 0:
+                    self.broken[prop.name] = int(part[INDEX][level.step_parent[b]])
+                    self.broken_fps[prop.name] = int(part[KEY][level.step_parent[b]])
+            indices = base + sum(map(len, fps)) + np.arange(len(level.fps), dtype=np.int64)
+            self.frontier.add({KEY: level.fps, ROWS: level.rows, INDEX: indices})
+            self._note_violations(finds, level.viol, level.fps, indices)
+            fps.append(level.fps)
+            parents.append(part[INDEX][level.parent])
+            parent_fps.append(part[KEY][level.parent])
+            codes.append(level.code)
+        self.retired = front
+        self.coverage.add_steps(self.depth + 1, expanding, fired, enabled,
+                                tally if tally is not None else empty_tally(kernel.guards, guards=bool(kernel.count_guards)))
+        result.generated_states += generated
+        n_out = len(self.frontier)
         if n_out == 0:
             self.exhausted = True
             return
+        fps, parents, parent_fps, codes = (np.concatenate(c) for c in (fps, parents, parent_fps, codes))
         if self.saver is not None:
-            self.saver.journal(self.depth + 1, 0, level.fps, self.front_fps[level.parent], level.code)
+            self.saver.journal(self.depth + 1, 0, fps, parent_fps, codes)
         self.depth += 1
-        self.growth = n_out / len(self.front)
-        self.discovered.add_level(self.base + len(self.front), level.parent.astype(np.uint32) + np.uint32(self.base),
-                                  level.code)
-        self.coverage.add_new(new_counts(kind_of(level.code), actor_of(level.code), len(kernel.action_kinds)))
-        self.base += len(self.front)
-        self.front, self.front_fps = level.rows, level.fps
-        self._note_violations(level.viol)
-        result.levels.append(LevelStats(self.depth, n_out, level.generated, len(self.visited), self.elapsed(), 0.0,
+        self.growth = n_out / expanding
+        self.discovered.add_level(base, parents.astype(np.uint32), codes)
+        self.coverage.add_new(new_counts(kind_of(codes), actor_of(codes), len(kernel.action_kinds)))
+        self.base = base
+        self._found(finds)
+        result.levels.append(LevelStats(self.depth, n_out, generated, len(self.visited), self.elapsed(), 0.0,
                                         **self.found_so_far()))
+
+    def retire(self) -> None:
+        """Remove the frontier last expanded: the checkpoint that a Ctrl-C would save no longer needs it."""
+        if self.retired is not None:
+            self.retired.close()
+            self.retired = None
 
     def found_so_far(self) -> dict[str, tuple[str, ...]]:
         """The invariants violated and the witnesses reached so far, by name (LevelStats' fields)."""
@@ -203,16 +263,22 @@ class KernelSearch:
         search, lay = self.kernel.search, self.kernel.layout
         return np.array([search.violations(row, lay, self.inv_mask) for row in rows], np.int64)
 
-    def _note_violations(self, masks: np.ndarray) -> None:
-        """For each invariant not yet violated, the frontier's violating state with the smallest
-        fingerprint (`masks`: the frontier's violated-invariant bits)."""
+    def _note_violations(self, finds: dict, masks: np.ndarray, fps: np.ndarray, indices: np.ndarray) -> None:
+        """Keep in `finds` (invariant -> (fingerprint, discovery index)), for each invariant not
+        yet violated, the smallest-fingerprint violating state of these new states (`masks`: their
+        violated-invariant bits) or of those noted before."""
         for inv in self.invariants:
             if inv.name in self.found:
                 continue
             hit = np.flatnonzero((masks >> self.kernel.invariant_names.index(inv.name)) & 1)
             if len(hit):
-                at = hit[np.argmin(self.front_fps[hit])]
-                self.found[inv.name], self.found_fps[inv.name] = self.base + int(at), int(self.front_fps[at])
+                at = hit[np.argmin(fps[hit])]
+                finds[inv.name] = min(finds.get(inv.name, (BIG, 0)), (int(fps[at]), int(indices[at])))
+
+    def _found(self, finds: dict) -> None:
+        """The level's first violations (`_note_violations`) become found."""
+        for name, (fp, index) in finds.items():
+            self.found[name], self.found_fps[name] = index, fp
 
     def snapshot(self, frontier: bool):
         """The checkpoint manifest of the search as it stands (None without a saver)."""
@@ -229,7 +295,14 @@ class KernelSearch:
         checkpoint at this level boundary commits; (None, None) without a saver."""
         if self.saver is None:
             return None, None
-        return self.snapshot(frontier=True), partial(self.saver.frontier, self.depth, 0, self.front_fps, self.front)
+        return self.snapshot(frontier=True), partial(self._save_frontier, self.depth, self.frontier)
+
+    def _save_frontier(self, depth: int, frontier: SortedRuns) -> None:
+        """Save the `frontier` (of level `depth`) in the checkpoint, gathered whole in memory."""
+        parts = list(frontier.in_key_order())
+        fps = np.concatenate([p[KEY] for p in parts]) if parts else np.zeros(0, np.int64)
+        rows = np.concatenate([p[ROWS] for p in parts]) if parts else np.zeros((0, self.kernel.width), np.int8)
+        self.saver.frontier(depth, 0, fps, rows)
 
     def restore(self) -> None:
         """Continue from the saver's checkpoint: its journal becomes the visited set and the
@@ -249,11 +322,10 @@ class KernelSearch:
             previous = level
         if len(self.visited) != saved.distinct:
             raise CheckpointError(f"its journal holds {len(self.visited):,} states, its manifest {saved.distinct:,}")
-        self.front = np.zeros((0, kernel.width), np.int8)
-        self.front_fps = previous.fps
         if saved.frontier:
             fps, rows = self.saver.read_frontier(kernel.width, previous)
-            self.front = rows[_positions(fps, previous.fps)]
+            self.frontier.add({KEY: previous.fps, ROWS: rows[_positions(fps, previous.fps)],
+                               INDEX: self.base + np.arange(len(previous.fps), dtype=np.int64)})
         self.depth, self.exhausted, self.offset = saved.depth, saved.exhausted, saved.seconds
         self.result.levels = list(saved.levels)
         self.result.generated_states = saved.generated

@@ -24,6 +24,10 @@ import numpy as np
 
 KEY = "key"
 """The column the records are ordered by."""
+WINDOW_SHARE = 4
+"""Under a memory budget, a store (the frontier being written, the one being read, a level's
+candidates) keeps at most this fraction of the budget in memory: a Spark task's visited-set
+table takes the budget, and its three stores together three quarters more."""
 LOWEST, HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
 
 
