@@ -293,9 +293,9 @@ class Shard:
         per invariant the smallest new violating fingerprint, are returned."""
         ops = self.ops
         fps, parents, codes, violations = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.uint16)], {}
-        for part in candidates.in_key_order(CHUNK, consume=True):
-            block = candidates_of(part)
-            new = block.take(np.flatnonzero(ops.admit(block.fps)))
+        for records, order in candidates.sorted_slices(consume=True):
+            at = np.sort(order[ops.admit(records.column("fps")[order])])  # the new ones, gathered as they lie
+            new = candidates_of(records.take(at))
             fps.append(new.fps)
             parents.append(new.parents)
             codes.append(new.codes)

@@ -86,7 +86,18 @@ class SortedRuns:
         `chunk` records (default: one block per slice of the key range); each block's columns
         are new arrays. With `consume` the store lets go of its records in memory as it starts
         (so they are freed as the reading goes), and is to be closed after."""
-        memory = _joined(self.memory) if self.memory else None
+        for records, order in self.sorted_slices(consume):
+            step = chunk or max(len(order), 1)
+            for at in range(0, len(order), step):
+                yield records.take(order[at:at + step])
+
+    def sorted_slices(self, consume: bool = False) -> Iterator[tuple["Blocks", np.ndarray]]:
+        """Every record, a slice of the key range at a time, as (records, order): the slice's
+        records (`Blocks`, not joined), and the positions that put them in ascending key order
+        (stable within a key). For a reader that needs some columns in key order and the rest of
+        only some records: gathering every row in key order would read memory out of order.
+        `consume` as for `in_key_order`."""
+        memory = self.memory
         if consume:
             self.memory, self.memory_bytes = [], 0
         bounds = _bounds(self.slices())
@@ -96,17 +107,13 @@ class SortedRuns:
                 a, b = _between(keys, lo, hi)
                 if b > a:
                     parts.append({path.stem: np.array(np.load(path, mmap_mode="r")[a:b]) for path in run.iterdir()})
-            if memory is not None:
-                inside = _inside(memory[KEY], lo, hi) if len(bounds) > 2 else slice(None)
-                parts.append({name: column[inside] for name, column in memory.items()})
-            if not parts:
-                continue
-            joined = _joined(parts)
+            for block in memory:
+                inside = _inside(block[KEY], lo, hi) if len(bounds) > 2 else slice(None)
+                parts.append({name: column[inside] for name, column in block.items()})
+            records = Blocks(parts)
             del parts
-            order = np.argsort(joined[KEY], kind="stable")
-            step = chunk or max(len(order), 1)
-            for at in range(0, len(order), step):
-                yield {name: column[order[at:at + step]] for name, column in joined.items()}
+            if len(records):
+                yield records, np.argsort(records.column(KEY), kind="stable")
 
     def close(self) -> None:
         """Forget every record and remove the runs' files."""
@@ -114,6 +121,41 @@ class SortedRuns:
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
             self.directory = None
+
+
+class Blocks:
+    """Records in several blocks (dicts of equal-length columns), numbered across the blocks in
+    order, read without joining the blocks first."""
+
+    def __init__(self, blocks: list[dict[str, np.ndarray]]):
+        self.blocks = [block for block in blocks if len(block[KEY])]
+        self.starts = np.cumsum([0] + [len(block[KEY]) for block in self.blocks])
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of every record, in order (a new array where there are several blocks)."""
+        if len(self.blocks) == 1:
+            return self.blocks[0][name]
+        return np.concatenate([block[name] for block in self.blocks])
+
+    def take(self, at: np.ndarray) -> dict[str, np.ndarray]:
+        """The records at positions `at`, in that order, as new arrays: each block's share is
+        gathered from it alone."""
+        if len(self.blocks) == 1:
+            return {name: column[at] for name, column in self.blocks[0].items()}
+        which = np.searchsorted(self.starts, at, "right") - 1
+        by_block = np.argsort(which, kind="stable")
+        edges = np.searchsorted(which[by_block], np.arange(len(self.blocks) + 1))
+        out = {name: np.empty((len(at), *column.shape[1:]), column.dtype) for name, column in self.blocks[0].items()}
+        for b, block in enumerate(self.blocks):
+            mine = by_block[edges[b]:edges[b + 1]]
+            if len(mine):
+                local = at[mine] - self.starts[b]
+                for name, column in block.items():
+                    out[name][mine] = column[local]
+        return out
 
 
 def _joined(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
