@@ -32,9 +32,8 @@ from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
 from .expansion import BIG, CHUNK, expand_all
 from .fingerprint import fingerprint
-from .guards import GUARD_SAMPLE
+from .guards import GUARD_SAMPLE, empty_tally
 from .steps import actor_of, kind_of
-from .guards import empty_tally
 from .sorted_runs import KEY, WINDOW_SHARE, SortedRuns
 from .symmetry import permutations
 from .traces import Reducer, journal_paths, path_by_codes, trace_to
@@ -210,19 +209,21 @@ class KernelSearch:
         front, self.frontier = self.frontier, self.store()
         expanding, base = len(front), self.base + len(front)  # the new level's first discovery index
         fired, enabled = empty_counts(len(kernel.action_kinds))
-        tally, generated, finds = None, 0, {}
+        tally = empty_tally(kernel.guards, guards=bool(kernel.count_guards))
+        generated, found, finds = 0, 0, {}
         fps, parents, parent_fps, codes = [], [], [], []
         for part in front.in_key_order(CHUNK, consume=self.saver is None):
             level = expand_all(kernel, part[ROWS], part[KEY], self.inv_mask, self.step_mask, self.perms,
                                self.visited, int(self.growth * len(part[KEY])))
             generated, fired, enabled = generated + level.generated, fired + level.fired, enabled + level.enabled
-            tally = level.tally if tally is None else tally + level.tally
-            for prop in self.step_properties:  # slices ascend: the first that breaks it has its smallest parent
+            tally += level.tally
+            for prop in self.step_properties:  # chunks ascend: the first that breaks it has its smallest parent
                 b = kernel.step_property_names.index(prop.name)
                 if prop.name not in self.broken and level.step_parent[b] >= 0:
                     self.broken[prop.name] = int(part[INDEX][level.step_parent[b]])
                     self.broken_fps[prop.name] = int(part[KEY][level.step_parent[b]])
-            indices = base + sum(map(len, fps)) + np.arange(len(level.fps), dtype=np.int64)
+            indices = base + found + np.arange(len(level.fps), dtype=np.int64)
+            found += len(level.fps)
             self.frontier.add({KEY: level.fps, ROWS: level.rows, INDEX: indices})
             self._note_violations(finds, level.viol, level.fps, indices)
             fps.append(level.fps)
@@ -230,8 +231,7 @@ class KernelSearch:
             parent_fps.append(part[KEY][level.parent])
             codes.append(level.code)
         self.retired = front
-        self.coverage.add_steps(self.depth + 1, expanding, fired, enabled,
-                                tally if tally is not None else empty_tally(kernel.guards, guards=bool(kernel.count_guards)))
+        self.coverage.add_steps(self.depth + 1, expanding, fired, enabled, tally)
         result.generated_states += generated
         n_out = len(self.frontier)
         if n_out == 0:
