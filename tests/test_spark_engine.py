@@ -260,6 +260,22 @@ def test_a_local_search_whose_frontier_passes_its_budget_gives_the_exact_answer(
     assert json.loads(spilled.stdout)["distinct_states"] == json.loads(run_cli(*args).stdout)["distinct_states"]
 
 
+def test_ctrl_c_on_a_local_search_under_a_budget_leaves_no_frontier_runs(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", "--variant", "kip320", "--max-epoch", "3",
+                             "--no-symmetry", "--invariant", "strong-isr", "--engine", "local", "--memory-budget", "1M",
+                             "--work-dir", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.rglob("key.npy")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the search must still be running when interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("Error: interrupted by the user"), err
+    assert not any(tmp_path.iterdir()), sorted(map(str, tmp_path.rglob("*")))
+
+
 @pytest.mark.parametrize("args, words", [
     (["--memory-budget", "1K"], "--memory-budget 1,024 bytes is below the least a task's visited set needs"),
     (["--memory-budget", "lots"], "--memory-budget 'lots' is not a size"),

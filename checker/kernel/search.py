@@ -207,6 +207,7 @@ class KernelSearch:
         the new states."""
         kernel, result = self.kernel, self.result
         front, self.frontier = self.frontier, self.store()
+        self.retired = front  # closed once the next checkpoint is ready, or when the search ends
         expanding, base = len(front), self.base + len(front)  # the new level's first discovery index
         fired, enabled = empty_counts(len(kernel.action_kinds))
         tally = empty_tally(kernel.guards, guards=bool(kernel.count_guards))
@@ -230,7 +231,6 @@ class KernelSearch:
             parents.append(part[INDEX][level.parent])
             parent_fps.append(part[KEY][level.parent])
             codes.append(level.code)
-        self.retired = front
         self.coverage.add_steps(self.depth + 1, expanding, fired, enabled, tally)
         result.generated_states += generated
         n_out = len(self.frontier)
