@@ -53,12 +53,6 @@ class Candidates(NamedTuple):
         return Candidates(self.fps[lo:hi], self.parents[lo:hi], self.codes[lo:hi], self.viol[lo:hi],
                           self.states[lo:hi])
 
-    @staticmethod
-    def joined(blocks: list["Candidates"]) -> "Candidates":
-        """The blocks one after the other."""
-        return Candidates(*(np.concatenate([getattr(b, name) for b in blocks])
-                            for name in ("fps", "parents", "codes", "viol")), joined_states([b.states for b in blocks]))
-
 
 def joined_states(parts: list):
     """States of several parts one after the other (packed rows, or lists of encoded states)."""
