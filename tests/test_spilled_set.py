@@ -3,6 +3,8 @@ memory, whatever its budget, and searches that spill give the exact results."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -36,3 +38,21 @@ def test_admit_and_contains_agree_with_a_python_set_across_spills_and_merges(tmp
 def test_a_budget_below_the_least_is_refused(tmp_path):
     with pytest.raises(ValueError, match="below the least"):
         SpilledSet(16, smallest_budget(16) - 1, str(tmp_path))
+
+
+def test_a_merge_is_the_sorted_union_of_its_two_runs(tmp_path, monkeypatch):
+    """Merging reads both runs from their files a chunk at a time, over the whole signed range of
+    fingerprints, runs of unequal lengths, and chunks that end inside the other run's."""
+    monkeypatch.setattr(spilled_set, "CHUNK", 7)
+    rng = np.random.default_rng(11)
+    visited = SpilledSet(16, smallest_budget(16), str(tmp_path))
+    both = np.unique(rng.integers(-2**63, 2**63 - 1, 300, dtype=np.int64))
+    rng.shuffle(both)
+    runs = []
+    for part in (both[:190], both[190:]):
+        path = visited._path()
+        np.save(path, np.sort(part))
+        runs.append(np.load(path, mmap_mode="r"))
+    merged = visited._merged(*runs)
+    assert merged.tolist() == sorted(both.tolist())
+    assert [p.name for p in visited.directory.iterdir()] == [Path(merged.filename).name]

@@ -90,19 +90,47 @@ class SpilledSet:
 
     def _merged(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """One sorted run of the runs `a` and `b` (disjoint), merged a chunk at a time so that
-        memory holds no more than `CHUNK` fingerprints of each; the two files are removed."""
+        memory holds no more than `CHUNK` fingerprints of each; the two files are removed.
+        The runs are read, and the merged run written, with plain file reads and writes, not
+        through memory maps: a merge passes over every fingerprint of both runs once, and pages
+        of a mapping stay resident in this process until it is unmapped."""
         path = self._path()
-        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.int64, shape=(len(a) + len(b),))
-        i = j = k = 0
-        while i < len(a) or j < len(b):
-            # up to the smaller of the two runs' next CHUNK-th fingerprints: at most CHUNK of each
-            bound = min(x[min(at + CHUNK, len(x)) - 1] for x, at in ((a, i), (b, j)) if at < len(x))
-            i2, j2 = int(np.searchsorted(a, bound, "right")), int(np.searchsorted(b, bound, "right"))
-            chunk = np.sort(np.concatenate([a[i:i2], b[j:j2]]))
-            out[k:k + len(chunk)] = chunk
-            i, j, k = i2, j2, k + len(chunk)
-        out.flush()
-        del out
+        with _Reader(a) as ra, _Reader(b) as rb, open(path, "wb") as out:
+            np.lib.format.write_array_header_1_0(out, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+                                                       "fortran_order": False, "shape": (len(a) + len(b),)})
+            while ra.left or rb.left:
+                # up to the smaller of the two runs' next CHUNK-th fingerprints: at most CHUNK of each
+                bound = min(reader.last_of_next(CHUNK) for reader in (ra, rb) if reader.left)
+                np.sort(np.concatenate([ra.upto(bound), rb.upto(bound)])).tofile(out)
         for old in (a, b):
             os.unlink(old.filename)
         return np.load(path, mmap_mode="r")
+
+
+class _Reader:
+    """A sorted run's fingerprints read forward from its file, a chunk at a time."""
+
+    def __init__(self, run: np.memmap):
+        self.run, self.at, self.left = run, 0, len(run)
+        self.file = open(run.filename, "rb")
+
+    def __enter__(self) -> "_Reader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.file.close()
+
+    def _read(self, start: int, count: int) -> np.ndarray:
+        self.file.seek(self.run.offset + 8 * start)
+        return np.fromfile(self.file, np.int64, count)
+
+    def last_of_next(self, count: int) -> int:
+        """The last of the next `count` fingerprints (or of those left)."""
+        return int(self._read(self.at + min(count, self.left) - 1, 1)[0])
+
+    def upto(self, bound: int) -> np.ndarray:
+        """The next fingerprints up to `bound` (included), which become read."""
+        chunk = self._read(self.at, min(CHUNK, self.left))
+        taken = chunk[:int(np.searchsorted(chunk, bound, "right"))]
+        self.at, self.left = self.at + len(taken), self.left - len(taken)
+        return taken
