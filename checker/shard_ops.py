@@ -29,6 +29,25 @@ if TYPE_CHECKING:
     from .kernel.visited_set import VisitedSet
 
 
+CHUNK = 1 << 16
+"""Frontier states a task expands at a time: their candidates are on their way to their owners
+while the next chunk is expanded, and a level's expansion output is never all in memory at once."""
+ROW_COPIES = 8
+"""Rows a frontier state's share of a chunk may take while the chunk is expanded and split: its
+successors in the expansion's output (grown as needed), then copied to be split by owner, kept
+and sent."""
+
+
+def chunk_states(window: int | None, width: int) -> int:
+    """Frontier states a task expands at a time: `CHUNK`, or under a memory budget (stores of
+    `window` bytes) as many as keep `ROW_COPIES` packed rows of `width` bytes a state within one
+    window, and at least 1,024; so that expanding a chunk is bounded by the budget as the stores
+    are."""
+    if window is None:
+        return CHUNK
+    return min(CHUNK, max(1024, window // (ROW_COPIES * width)))
+
+
 class Candidates(NamedTuple):
     """Successors found by one shard for one owner: fingerprints, their chosen parents'
     fingerprints, the action codes that reached them, their violated-invariant bits, and the
@@ -156,6 +175,7 @@ class KernelShard:
         self.kinds = len(kernel.action_kinds)
         self.width = kernel.width
         self.window = None if memory_budget is None else max(1, memory_budget // WINDOW_SHARE)
+        self.chunk = chunk_states(self.window, self.width)
         self.scratch = scratch
 
     def __len__(self) -> int:
@@ -248,6 +268,7 @@ class PlainShard:
         self.kind_names = model.action_kinds()
         self.kinds = len(self.kind_names)
         self.width = None
+        self.chunk = CHUNK
         self.visited: set[int] = set()
 
     def __len__(self) -> int:

@@ -73,9 +73,6 @@ PHASES = ("expand", "split", "exchange", "admit", "write")
 """A level's phases in a task: expanding its frontier; splitting the successors by owner (and
 dropping those it has visited) and queueing them for their owners; finishing the exchange
 (mostly waiting for the slowest peer); admitting the candidates it owns; writing its routes."""
-CHUNK = 1 << 16
-"""Frontier states expanded at a time: their candidates are on their way to their owners while
-the next chunk is expanded, and a level's expansion output is never all in memory at once."""
 
 
 def owner(fps, partitions: int, tasks: int):
@@ -210,7 +207,7 @@ class Shard:
 
     def level(self, depth: int, save_frontier: bool) -> LevelReport:
         """Expand the frontier into level `depth` together with the other tasks, a chunk of
-        `CHUNK` states at a time in ascending fingerprint order, each chunk's candidates sent to
+        `ops.chunk` states at a time in ascending fingerprint order, each chunk's candidates sent to
         their owners as soon as it is expanded; the candidates this task owns (its own and
         those received) are kept in a store keyed by parent, then admitted in ascending parent
         order, and the new states become its frontier. Under a memory budget the frontier and
@@ -261,7 +258,7 @@ class Shard:
         generated, broken = 0, {}
         fired, enabled = empty_counts(ops.kinds)
         tally = ops.tally()
-        for part in frontier.in_key_order(CHUNK, consume=True):
+        for part in frontier.in_key_order(ops.chunk, consume=True):
             expanded = ops.expand(part[KEY], states_of(part[STATES]), seen)
             generated, fired, enabled = (generated + expanded.generated, fired + expanded.fired,
                                          enabled + expanded.enabled)

@@ -237,6 +237,18 @@ def test_a_tiny_memory_budget_spills_visited_sets_and_frontiers_to_disk_and_give
     assert not any(tmp_path.iterdir()), "spilled runs are removed with the task"
 
 
+def test_a_budget_bounds_the_states_a_task_expands_at_a_time():
+    """Without a budget a task expands `CHUNK` frontier states at a time; under one, as many as
+    keep `ROW_COPIES` rows a state within a store's window, never fewer than 1,024 (the tiny
+    budget above expands that many at a time, so its exact answer covers small chunks)."""
+    from checker.shard_ops import CHUNK, ROW_COPIES, chunk_states
+
+    assert chunk_states(None, 144) == CHUNK
+    assert chunk_states(16 << 20, 144) == (16 << 20) // (ROW_COPIES * 144) < CHUNK
+    assert chunk_states(1 << 30, 144) == CHUNK
+    assert chunk_states(1 << 10, 144) == 1024
+
+
 def test_a_local_search_whose_frontier_passes_its_budget_gives_the_exact_answer(tmp_path):
     """The local engine keeps its visited set in memory, and under a budget streams its
     frontiers through sorted runs on disk (a quarter of the budget each in memory)."""
