@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from checker.interrupts import Terminated, interruptions_deferred, sigterm_raises
+from checker.interrupts import Terminated, interruption_behind, interruptions_deferred, sigterm_raises
 
 try:  # Ctrl-C while the command tree is built is one line too
     with interruptions_deferred():
@@ -304,6 +304,13 @@ class ReplcheckGroup(TidyErrors, click.Group):
                     return super().invoke(ctx)
             except KeyboardInterrupt as exc:
                 raise Interrupted(isinstance(exc, Terminated)) from None
+            except click.ClickException:
+                raise  # already a one-line error, an interrupted search's report included
+            except Exception as exc:
+                interruption = interruption_behind(exc)
+                if interruption is None:
+                    raise
+                raise Interrupted(isinstance(interruption, Terminated)) from None
         except click.ClickException as exc:
             cause = exc.__cause__ or exc.__context__
             if ctx.params.get("debug") and cause is not None:

@@ -33,6 +33,19 @@ def interruptions_deferred():
         raise KeyboardInterrupt
 
 
+def interruption_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind `error`, where a library turned it into an error of its own
+    (numba reports a KeyboardInterrupt that lands while it loads a compiled function as a
+    SystemError caused by it); None when no interruption is among its causes."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that every cleanup path for an interrupted run (Spark's
     JVM, temporary files) runs for it too; the CLI reports it with exit code 143."""

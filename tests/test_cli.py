@@ -145,6 +145,29 @@ def test_interrupt_exits_130_with_one_line(monkeypatch):
     assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
 
 
+def test_an_interrupt_that_a_compiled_function_wraps_in_an_error_exits_130_with_one_line(monkeypatch):
+    """numba turns a Ctrl-C that lands while it loads a compiled function into a SystemError
+    caused by the KeyboardInterrupt; the CLI still reports the interruption, not a traceback.
+    An error with no interruption behind it stays an error."""
+    def interrupted(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(<function walk_weights>) returned a result with an exception set") from exc
+
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(interrupted))
+    result = run_cli("check", "--engine", "local", "--model", "two-phase")
+    assert result.exit_code == 130
+    assert result.stderr == "Error: interrupted by the user; no result or trace was written\n"
+
+    def broken(*args, **kwargs):
+        raise SystemError("a compiled function failed")
+
+    monkeypatch.setattr(search_module, "engine_session", lambda *a, **k: nullcontext(broken))
+    with pytest.raises(SystemError, match="a compiled function failed"):
+        run_cli("check", "--engine", "local", "--model", "two-phase")
+
+
 def test_an_interrupted_search_says_how_far_it_got(monkeypatch):
     from checker.result import LevelStats
 
