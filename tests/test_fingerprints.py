@@ -43,3 +43,19 @@ def test_fingerprints_agree_across_processes(name, variant, bounds):
         runs.append(json.loads(out.stdout))
     assert len(runs[0]) >= 100
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("rows", [0, 1, 3, 4, 5, 8, 11])
+def test_fingerprints_of_a_batch_are_each_rows_fingerprint(rows):
+    """The search fingerprints a batch of successors four rows side by side; every row must get
+    the fingerprint it gets alone, or shortest traces (ordered by fingerprint) would change."""
+    import numpy as np
+
+    from checker.kernel.fingerprint import fingerprint, fingerprints
+
+    batch = np.random.default_rng(rows).integers(-128, 128, (rows, 37)).astype(np.int8)
+    batch[:rows // 2, 20:] = 0  # rows that differ only in a prefix
+    out = np.zeros(rows + 2, np.int64)  # room past m stays untouched
+    fingerprints(batch, rows, out)
+    assert list(out[:rows]) == [fingerprint(row) for row in batch]
+    assert not out[rows:].any()

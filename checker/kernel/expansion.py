@@ -56,7 +56,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     front_fps = np.require(front_fps, np.int64, ["C", "W"])
     width, room = kernel.width, kernel.max_successors
     buf, acts = np.zeros((room, width), np.int8), np.zeros(room, np.int64)
-    rank, canon, scratch = np.zeros(room, np.int64), np.zeros(width, np.int8), np.zeros(width, np.int8)
+    rank, scratch = np.zeros(room, np.int64), np.zeros(width, np.int8)
     batched = room * search.BATCH
     batch = np.zeros((batched, width), np.int8)
     batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
@@ -76,7 +76,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
-            visited.shards, buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes,
+            visited.shards, buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, enabled, step_fp, step_code,
             step_parent)
         generated += g

@@ -8,7 +8,7 @@ naming that model's kernel module, and each copy is compiled and cached once.
 
 
 from checker.coverage import ANY_ACTOR
-from checker.kernel.fingerprint import fingerprint
+from checker.kernel.fingerprint import fingerprint, fingerprints
 from checker.kernel.guards import GUARD_SAMPLE
 from checker.kernel.jit import kernel
 from checker.kernel.symmetry import compare_prefix, row_less
@@ -82,7 +82,7 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
-           buf, acts, tally, rank, canon, scratch, batch, batch_fps, batch_codes, batch_parents,
+           buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes, batch_parents,
            out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, step_fp, step_code, step_parent):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
     the frontier is done, `out` is too full for one more batch or a table of the visited set
@@ -95,7 +95,8 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
     step is also checked against the step properties in `step_mask`, keeping per property the
     smallest breaking (parent fingerprint, action). `BATCH` states are expanded into `batch`
-    before their successors are looked up, in the same order. Coverage (`checker.coverage`):
+    (as representatives), then fingerprinted together (`fingerprints`) and looked up, in the
+    same order. Coverage (`checker.coverage`):
     `fired[kind, actor]` counts the steps taken, `enabled[kind, actor]` and
     `enabled[kind, ANY_ACTOR]` the states in which a step of that kind (by that actor) was
     enabled (a state's steps are taken in code order, which groups them by kind, then actor),
@@ -144,14 +145,16 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                                                   or (parent_fp == step_fp[b] and code < step_code[b])):
                             step_fp[b], step_code[b], step_parent[b] = parent_fp, code, p
                 if perms.shape[0] > 1:
-                    row = canonical(row, lay, perms, canon, scratch)
-                for w in range(width):
-                    batch[m, w] = row[w]
-                fp = fingerprint(row)
-                batch_fps[m], batch_codes[m], batch_parents[m] = fp, code, p
-                table = table_of(shards, fp)
-                prefetch(table, home(table, fp))
+                    canonical(row, lay, perms, batch[m], scratch)
+                else:
+                    for w in range(width):
+                        batch[m, w] = row[w]
+                batch_codes[m], batch_parents[m] = code, p
                 m += 1
+        fingerprints(batch, m, batch_fps)
+        for q in range(m):
+            table = table_of(shards, batch_fps[q])
+            prefetch(table, home(table, batch_fps[q]))
         for q in range(m):
             if add(shards, batch_fps[q]):
                 for w in range(width):
