@@ -25,7 +25,7 @@ import numpy as np
 
 from .shard_ops import Candidates
 
-ARRAYS = ("fps", "parents", "codes", "viol")
+ARRAYS = ("fps", "parents", "codes")
 
 
 def local_address(towards: tuple[str, int]) -> str:

@@ -50,27 +50,25 @@ def chunk_states(window: int | None, width: int) -> int:
 
 class Candidates(NamedTuple):
     """Successors found by one shard for one owner: fingerprints, their chosen parents'
-    fingerprints, the action codes that reached them, their violated-invariant bits, and the
-    states (packed rows for a kernel model, encoded bytes otherwise). In ascending parent
-    order."""
+    fingerprints, the action codes that reached them, and the states (packed rows for a kernel
+    model, encoded bytes otherwise). In ascending parent order. Their invariants are checked
+    by the owner, on those it admits as new (most candidates are not)."""
 
     fps: np.ndarray
     parents: np.ndarray
     codes: np.ndarray
-    viol: np.ndarray
     states: np.ndarray | list
 
-    DTYPES = (np.int64, np.int64, np.uint16, np.int64)
-    """The types of `fps`, `parents`, `codes` and `viol`, as sent between shards."""
+    DTYPES = (np.int64, np.int64, np.uint16)
+    """The types of `fps`, `parents` and `codes`, as sent between shards."""
 
     def take(self, at: np.ndarray) -> "Candidates":
         """The candidates at positions `at`, in that order."""
-        return Candidates(self.fps[at], self.parents[at], self.codes[at], self.viol[at], take_states(self.states, at))
+        return Candidates(self.fps[at], self.parents[at], self.codes[at], take_states(self.states, at))
 
     def part(self, lo: int, hi: int) -> "Candidates":
         """The candidates from position `lo` to `hi` (views, not copies)."""
-        return Candidates(self.fps[lo:hi], self.parents[lo:hi], self.codes[lo:hi], self.viol[lo:hi],
-                          self.states[lo:hi])
+        return Candidates(self.fps[lo:hi], self.parents[lo:hi], self.codes[lo:hi], self.states[lo:hi])
 
 
 def joined_states(parts: list):
@@ -109,13 +107,12 @@ def frontier_records(fps: np.ndarray, states) -> dict[str, np.ndarray]:
 
 def candidate_records(block: Candidates) -> dict[str, np.ndarray]:
     """Candidates as records of a store, keyed by their parent's fingerprint."""
-    return {KEY: block.parents, "fps": block.fps, "codes": block.codes, "viol": block.viol,
-            STATES: states_column(block.states)}
+    return {KEY: block.parents, "fps": block.fps, "codes": block.codes, STATES: states_column(block.states)}
 
 
 def candidates_of(records: dict[str, np.ndarray]) -> Candidates:
     """The candidates of records read back from a store."""
-    return Candidates(records["fps"], records[KEY], records["codes"], records["viol"], states_of(records[STATES]))
+    return Candidates(records["fps"], records[KEY], records["codes"], states_of(records[STATES]))
 
 
 class Expanded(NamedTuple):
@@ -197,14 +194,10 @@ class KernelShard:
 
     def violated(self, states: np.ndarray) -> dict[str, np.ndarray]:
         """Per checked invariant, a mask of the `states` that violate it."""
-        search, lay = self.kernel.search, self.kernel.layout
-        masks = np.array([search.violations(row, lay, self.inv_mask) for row in states], np.int64)
-        return self.named_bits(masks)
-
-    def named_bits(self, viol: np.ndarray) -> dict[str, np.ndarray]:
-        """Per checked invariant, which entries of the violated-invariant bits `viol` have it."""
+        masks = np.zeros(len(states), np.int64)
+        self.kernel.search.violated_rows(np.require(states, np.int8, ["C"]), self.kernel.layout, self.inv_mask, masks)
         names = self.kernel.invariant_names
-        return {name: (viol >> names.index(name)) & 1 == 1 for name in self.invariant_names}
+        return {name: (masks >> names.index(name)) & 1 == 1 for name in self.invariant_names}
 
     def level_set(self, frontier: int) -> VisitedSet:
         """An empty set of the successors seen in one level, for a frontier of this size."""
@@ -218,10 +211,10 @@ class KernelShard:
         level's successors so far), which it joins."""
         from .kernel.expansion import expand_all
 
-        out = expand_all(self.kernel, states, fps, self.inv_mask, self.step_mask, self.perms, seen)
+        out = expand_all(self.kernel, states, fps, 0, self.step_mask, self.perms, seen)  # invariants: on admission
         broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
                   for bit, name in enumerate(self.kernel.step_property_names) if out.step_parent[bit] >= 0}
-        return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.viol.astype(np.int64), out.rows),
+        return Expanded(Candidates(out.fps, fps[out.parent], out.code, out.rows),
                         out.generated, out.fired, out.enabled, out.tally, broken)
 
     def known(self, fps: np.ndarray) -> np.ndarray:
@@ -292,10 +285,6 @@ class PlainShard:
         decoded = [self.model.decode(s) for s in states]
         return {inv.name: np.array([not inv.holds(s) for s in decoded], bool) for inv in self.invariants}
 
-    def named_bits(self, viol: np.ndarray) -> dict[str, np.ndarray]:
-        """Per checked invariant, which entries of the violated-invariant bits `viol` have it."""
-        return {inv.name: (viol >> bit) & 1 == 1 for bit, inv in enumerate(self.invariants)}
-
     def level_set(self, frontier: int) -> set[int]:
         """An empty set of the successors seen in one level."""
         return set()
@@ -306,7 +295,7 @@ class PlainShard:
         ascending order, so a successor's first route is its smallest (parent fingerprint,
         action)."""
         model, reduce, kinds = self.model, self.reduce, {name: i for i, name in enumerate(self.kind_names)}
-        out_fps, parents, codes, viol, out_states = [], [], [], [], []
+        out_fps, parents, codes, out_states = [], [], [], []
         fired, enabled = empty_counts(self.kinds)
         broken: dict = {}
         generated = 0
@@ -329,9 +318,8 @@ class PlainShard:
                 out_fps.append(succ_fp)
                 parents.append(fp)
                 codes.append(kinds[action[0]])
-                viol.append(sum(1 << bit for bit, inv in enumerate(self.invariants) if not inv.holds(succ)))
                 out_states.append(model.encode(succ))
-        columns = (np.array(values, dtype) for values, dtype in zip((out_fps, parents, codes, viol), Candidates.DTYPES))
+        columns = (np.array(values, dtype) for values, dtype in zip((out_fps, parents, codes), Candidates.DTYPES))
         candidates = Candidates(*columns, out_states)
         return Expanded(candidates, generated, fired, enabled, self.tally(), broken)
 

@@ -297,7 +297,7 @@ class Shard:
             parents.append(new.parents)
             codes.append(new.codes)
             self.frontier.add(frontier_records(new.fps, new.states))
-            for name, hit in ops.named_bits(new.viol).items():
+            for name, hit in ops.violated(new.states).items():
                 if hit.any():
                     violations[name] = min(int(new.fps[hit].min()), violations.get(name, _NONE))
         return Admitted(np.concatenate(fps), np.concatenate(parents), np.concatenate(codes), violations)

@@ -259,9 +259,10 @@ class KernelSearch:
         """The invariants violated and the witnesses reached so far, by name (LevelStats' fields)."""
         return found_so_far({*self.found, *self.broken}, self.result.witnesses)
 
-    def _violation_masks(self, rows) -> np.ndarray:
-        search, lay = self.kernel.search, self.kernel.layout
-        return np.array([search.violations(row, lay, self.inv_mask) for row in rows], np.int64)
+    def _violation_masks(self, rows: np.ndarray) -> np.ndarray:
+        masks = np.zeros(len(rows), np.int64)
+        self.kernel.search.violated_rows(rows, self.kernel.layout, self.inv_mask, masks)
+        return masks
 
     def _note_violations(self, finds: dict, masks: np.ndarray, fps: np.ndarray, indices: np.ndarray) -> None:
         """Keep in `finds` (invariant -> (fingerprint, discovery index)), for each invariant not

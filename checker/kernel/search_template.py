@@ -54,6 +54,13 @@ def canonical(row, lay, perms, best, scratch):
 
 
 @kernel
+def violated_rows(rows, lay, invariant_mask, out):
+    """out[i]: the invariants of `invariant_mask` (bits) that the state rows[i] violates."""
+    for i in range(rows.shape[0]):
+        out[i] = violations(rows[i], lay, invariant_mask)
+
+
+@kernel
 def step(row, lay, code, buf, acts, tally):
     """The successor of `row` by the action with this code (its index in `buf`), or -1
     (`tally` counts the guards, `checker.kernel.guards`)."""

@@ -84,14 +84,14 @@ def compile_all(kernel, initial_state) -> None:
 
 def load(kernel, initial_state, entry: str) -> None:
     """Load from the cache what a run through `entry` calls first: for SEARCH, the start of a
-    search from `initial_state` (fingerprint, visited set, invariants) and one expansion; for
+    search from `initial_state` (fingerprint, visited set, a batch's invariants) and one expansion; for
     WALK, one step of a random walk. The rest (traces' replays) loads when it is used."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     if entry == WALK:
         _walk(kernel, row, invariants, steps)
         return
     VisitedSet(1, 1).add(int(fps[0]))
-    kernel.search.violations(row[0], kernel.layout, invariants)
+    kernel.search.violated_rows(row, kernel.layout, invariants, np.zeros(1, np.int64))
     expand_all(kernel, row, fps, invariants, steps, permutations(kernel.replicas, False))
 
 
