@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from checker.commands.common import model_and_properties
-from checker.kernel.fingerprint import fingerprint
+from checker.kernel.fingerprint import fingerprints
 from checker.kernel.prng import draw, walk_seed
 from checker.kernel.symmetry import permutations
 from checker.kernel.warm import compile_all
@@ -48,10 +48,12 @@ def sample_states(model, walks: int, depth: int, seed: int = 1) -> np.ndarray:
 
 
 @njit  # not cached: it takes the model's compiled functions as arguments
-def _time_parts(successors, violations, canonical, rows, lay, perms, mask, buf, acts, tally, best, scratch, part):
+def _time_parts(successors, violations, canonical, rows, lay, perms, mask, buf, acts, tally, best, fps, scratch,
+                part):
     """One pass over `rows`: part 0 computes successors only; 1 also checks the invariants of
-    `mask` on each; 2 also reduces each to its representative under `perms`; 3 also
-    fingerprints it. Returns the successors seen (and a checksum, so nothing is optimised
+    `mask` on each; 2 also reduces each to its representative under `perms` (into `best`, a row
+    per successor); 3 also fingerprints a state's representatives together, as the search does
+    (`fingerprints`). Returns the successors seen (and a checksum, so nothing is optimised
     away)."""
     total, check = 0, 0
     for i in range(rows.shape[0]):
@@ -61,10 +63,11 @@ def _time_parts(successors, violations, canonical, rows, lay, perms, mask, buf, 
             if part >= 1:
                 check += violations(buf[j], lay, mask)
             if part >= 2:
-                canonical(buf[j], lay, perms, best, scratch)
-                check += best[0]
-            if part >= 3:
-                check ^= fingerprint(best)
+                canonical(buf[j], lay, perms, best[j], scratch)
+                check += best[j, 0]
+        if part >= 3:
+            fingerprints(best, n, fps)
+            check ^= fps[0]
     return total, check
 
 
@@ -75,7 +78,7 @@ def measure(model, rows: np.ndarray, repeat: int) -> dict:
     lay, room = kernel.layout, kernel.max_successors
     buf, acts = np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64)
     tally = kernel.new_tally()
-    best, scratch = np.zeros(kernel.width, np.int8), np.zeros(kernel.width, np.int8)
+    best, fps, scratch = np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(kernel.width, np.int8)
     perms = permutations(kernel.replicas, True)
     mask = (1 << len(kernel.invariant_names)) - 1
     seconds, successors = [], 0
@@ -84,7 +87,7 @@ def measure(model, rows: np.ndarray, repeat: int) -> dict:
         for _ in range(repeat):
             started = time.perf_counter()
             successors, _ = _time_parts(search.successors, search.violations, search.canonical, rows, lay, perms,
-                                        mask, buf, acts, tally, best, scratch, part)
+                                        mask, buf, acts, tally, best, fps, scratch, part)
             runs.append(time.perf_counter() - started)
         seconds.append(min(runs))
     alone = [seconds[0]] + [b - a for a, b in zip(seconds, seconds[1:])]
