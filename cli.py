@@ -32,7 +32,7 @@ try:  # Ctrl-C while the command tree is built is one line too
 
         import click
 
-        from checker import tradeoffs
+        from model.fetch import tradeoffs
         from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
                                              interruption_message)
         from checker.commands.command import ReplcheckCommand, TidyErrors
@@ -40,8 +40,8 @@ try:  # Ctrl-C while the command tree is built is one line too
         from checker.commands.paths import NonEmptyPath
         from checker.file_roles import INPUT, OUTPUT, OWNED
         from checker.engines import ENGINES, SMALL
-        from checker.master_url import master_problem
-        from checker.weightings import WEIGHTINGS
+        from checker.spark.master_url import master_problem
+        from checker.simulation.weightings import WEIGHTINGS
         from model.registry import MODELS
 except KeyboardInterrupt as interruption:
     terminated = isinstance(interruption, Terminated)
@@ -268,7 +268,7 @@ def _writable(what: str):
     def check(ctx, param, value: Path | None) -> Path | None:
         if value is None:
             return None
-        from checker.junit import probe
+        from checker.ci.junit import probe
 
         try:
             probe(value)
@@ -279,7 +279,7 @@ def _writable(what: str):
 
 
 def junit_option(func):
-    """--junit FILE: also write the verdicts as a JUnit XML report (`checker.junit` says how
+    """--junit FILE: also write the verdicts as a JUnit XML report (`checker.ci.junit` says how
     each verdict maps onto a testcase), for CI servers."""
     return click.option("--junit", type=NonEmptyPath(role=OUTPUT, path_type=Path), default=None, metavar="FILE",
                         callback=_writable("a report"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import platform
 import resource
 import subprocess
 import sys
@@ -42,6 +44,8 @@ def emit(name: str, rows: list[dict]) -> None:
 
 
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
+"""Where `python -m benchmarks` keeps its latest figures."""
 
 
 @contextlib.contextmanager
@@ -58,3 +62,17 @@ def revision_tree(revision: str) -> Iterator[Path]:
             yield tree
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+
+
+def machine() -> str:
+    """The CPU, its core count and memory, in words."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        memory = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    except OSError:
+        memory = 0
+    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"

@@ -4,7 +4,7 @@ For each bounds it runs the local engine, then the Spark engine on a fresh embed
 and prints (JSON on stdout, a table on stderr): distinct states, search seconds, distinct
 states per second and seconds per BFS level for each engine, Spark's start-up time, Spark's
 own overhead per level (level wall time minus its slowest task's own work), the slowest task's
-seconds in each phase of a level summed over the levels (`checker.spark_shard.PHASES`), and the
+seconds in each phase of a level summed over the levels (`checker.spark.shard.PHASES`), and the
 ratio spark/local of search times.
 
     python -m benchmarks.engines                  # 0.74 M and 1.7 M states
@@ -38,8 +38,8 @@ def _per_level(result) -> list[float]:
 @click.option("--levels", is_flag=True, help="include every level's seconds in the JSON")
 def main(bounds_list, variant, master, partitions, levels):
     """Run both engines on each bounds and report."""
-    from checker.spark import explore_spark
-    from checker.spark_context import spark_context
+    from checker.spark.engine import explore_spark
+    from checker.spark.context import spark_context
 
     rows = []
     for bounds in bounds_list:

@@ -83,7 +83,7 @@ def find_losses(master: str, seeds: int, rf5_seeds: int, targets: list[str]) -> 
     """Per target, run the simulation once per seed for its full time and report how many
     seeds found the loss and the median time to the first find."""
     from checker.commands.simulate import steered_toward
-    from checker.shorten import shorten
+    from checker.simulation.shorten import shorten
 
     rows = []
     with simulation_session("spark", master=master) as simulate:

@@ -36,7 +36,7 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .suite import RESULTS, ROOT, machine
+from .common import RESULTS, ROOT, machine
 
 CHECK = ("check", "--engine", "local", "--no-symmetry", "--invariant", "leader-in-isr-or-none")
 """The small run: spec kip320 3/2/2/2 (the defaults), every state, one invariant."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -28,9 +27,8 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .common import ROOT, revision_tree
+from .common import RESULTS, ROOT, machine, revision_tree
 
-RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
 README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
@@ -76,20 +74,6 @@ CASES = [
     Case("fetch", "kip320", FETCH_MAJORITY, True, all_invariants=True),
     Case("fetch", "kip320", FETCH_IDEMPOTENT, True, all_invariants=True),
 ]
-
-
-def machine() -> str:
-    """The CPU, its core count and memory, in words."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        memory = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
-    except OSError:
-        memory = 0
-    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"
 
 
 def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT, compile_only: bool = False) -> dict:

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from rich.table import Table
 
-from . import junit as junit_xml
+from .ci import junit as junit_xml
 from .ablation import Trial, minimal_sets
 from .report import bounds_text
 

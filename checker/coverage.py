@@ -36,13 +36,23 @@ codes give `new`), so the figures are the same on every engine and at any partit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .kernel.guards import FALSE, NO_GUARDS, REACHED, GuardBook, empty_tally
 from .kernel.steps import ARG_LIMIT
-from .result import ActionCount
+
+
+@dataclass
+class ActionCount:
+    """How often an action fired (successors generated) and how many of those were the
+    chosen route to a new distinct state."""
+
+    fired: int = 0
+    new: int = 0
+
 
 ACTORS = ARG_LIMIT
 """Actor columns: an action's first argument is below 16 (`checker.kernel.steps`)."""

@@ -36,12 +36,12 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
     searches stay in the driver process (module docstring). `work_dir` holds the scratch files;
     `memory_budget` (bytes) bounds each Spark task's in-memory visited set, and a quarter of it
     each frontier and each level's candidates, of either engine (the rest spills to `work_dir`).
-    Raises checker.java.EngineUnavailable when Spark cannot start."""
+    Raises checker.spark.java.EngineUnavailable when Spark cannot start."""
     if engine == "local":
         yield partial(explore, memory_budget=memory_budget, work_dir=work_dir)
         return
-    from .spark import check_budget, explore_spark
-    from .spark_context import spark_context
+    from .spark.engine import check_budget, explore_spark
+    from .spark.context import spark_context
 
     with ExitStack() as stack:
         contexts = []
@@ -66,11 +66,11 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
 @contextmanager
 def simulation_session(engine: str, *, master: str | None = None, partitions: int | None = None):
     """Yield a `simulate(model, properties, walks=..., seconds=..., max_depth=..., swarm=...,
-    weights=..., seed=..., steer=..., on_batch=...)` function returning the walks' `checker.simulation.Tally`, on the
+    weights=..., seed=..., steer=..., on_batch=...)` function returning the walks' `checker.simulation.walks.Tally`, on the
     named engine: in this process, or as Spark tasks (on `master`, default the embedded
     `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
-    by the local engine only. Raises checker.java.EngineUnavailable when Spark cannot start."""
-    from .simulation import Tally, run_walks, walker
+    by the local engine only. Raises checker.spark.java.EngineUnavailable when Spark cannot start."""
+    from .simulation.walks import Tally, run_walks, walker
 
     if engine == "local":
         def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, steer=None,
@@ -82,8 +82,8 @@ def simulation_session(engine: str, *, master: str | None = None, partitions: in
                              Tally(coverage=walks_here.coverage, climbs=walks_here.climbs), on_batch)
         yield simulate
         return
-    from .spark_context import spark_context
-    from .spark_simulation import simulate_spark
+    from .spark.context import spark_context
+    from .spark.simulation import simulate_spark
 
     with spark_context(master or "local[*]", partitions) as sc:
         def simulate_on_spark(model, properties, *, on_batch=None, **options):

@@ -42,7 +42,7 @@ class Invariant:
     invariant that fails by its model's own design."""
     milestones: tuple[str, ...] = ()
     """The stages of the usual story of a violation, levels 1, 2, ... (empty: none), which
-    simulation steers by (`checker.splitting`): the model's kernel gives a state's level with
+    simulation steers by (`checker.simulation.splitting`): the model's kernel gives a state's level with
     `milestone(row, layout, bit)`, bit being this invariant's place in the kernel's list."""
 
     @property

@@ -16,13 +16,12 @@ The Spark engine applies the same rules, so both report the same traces.
 
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from .checkpoint.identity import CheckpointError
 from .fingerprint import fingerprint
+from .gc_pause import gc_paused
 from .invariant import Invariant, StepProperty, record_broken_steps
 from .model import Model, State
 from .path import trace_ending_with_step, trace_from_fingerprints
@@ -53,20 +52,6 @@ def representative_of(model, symmetry: bool):
     if not hasattr(model, "representative"):
         raise ValueError(f"model {model.name} has no symmetry reduction")
     return model.representative
-
-
-@contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector. States are acyclic tuples, so it frees nothing during
-    a search, but with millions of live tuples each of its passes costs tens of milliseconds
-    (a quarter of the search time at 0.7 M states)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def explore(

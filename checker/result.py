@@ -10,7 +10,7 @@ from traces.trace import Trace
 from .stopping import COMPLETE
 
 if TYPE_CHECKING:
-    from .coverage import Coverage
+    from .coverage import ActionCount, Coverage
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,6 @@ def found_so_far(names, witnesses) -> dict[str, tuple[str, ...]]:
     `witnesses` are witnesses."""
     return {"violated": tuple(sorted(n for n in names if n not in witnesses)),
             "reached": tuple(sorted(n for n in names if n in witnesses))}
-
-
-@dataclass
-class ActionCount:
-    """How often an action fired (successors generated) and how many of those were the
-    chosen route to a new distinct state."""
-
-    fired: int = 0
-    new: int = 0
 
 
 @dataclass

@@ -4,7 +4,7 @@ task (the spark engine), so that the many small searches of an ablation use ever
 
 A search that outgrows one task (past `ONE_TASK` distinct states) is given up there and, once
 the other tasks of its batch are done, searched again from the start by the Spark engine
-itself, its frontier and visited set sharded over every task (`checker.spark.explore_spark`):
+itself, its frontier and visited set sharded over every task (`checker.spark.engine.explore_spark`):
 one switched rule can make a space a hundred times larger than its neighbours', and one worker
 process would then hold all of it while the other cores idle. The cost is the abandoned start,
 at most `ONE_TASK` states.
@@ -92,14 +92,14 @@ def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_T
     after another, or as Spark tasks (on `master`, default the embedded `local[*]`), one job to
     a task, and a job past `one_task` states as a distributed search afterwards (module
     docstring), its tasks' scratch files under `work_dir` and at most `memory_budget` bytes of
-    visited set in each task's memory. Raises checker.java.EngineUnavailable when Spark cannot
+    visited set in each task's memory. Raises checker.spark.java.EngineUnavailable when Spark cannot
     start."""
     if engine == "local":
         yield _run_here
         return
     from .progress import level_progress
-    from .spark import explore_spark
-    from .spark_context import spark_context
+    from .spark.engine import explore_spark
+    from .spark.context import spark_context
 
     with spark_context(master or "local[*]") as sc:
         def run_on_spark(jobs: list[Job]) -> list[Outcome]:

@@ -8,7 +8,7 @@ in-memory HW, and the checkpoint lags), leads again with that old HW, and lets a
 lacks the record into the ISR, because the ISR expansion compares the replica's LEO with that
 old HW. Each stage is a condition over one state; a state's level is the highest stage it is
 at, and a story may skip stages. A walk that reaches a higher level is closer to a loss, and
-`checker.splitting` starts later walks from there.
+`checker.simulation.splitting` starts later walks from there.
 
 The stages are hints, not rules: they never change what a step does or what an invariant
 says, only where simulation spends its walks. A stage that some other loss does not pass costs

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from checker.invariant import Invariant
-from model.two_phase.model import ABORTED, COMMITTED, TwoPhaseState
+from model.two_phase.state import ABORTED, COMMITTED, TwoPhaseState
 
 
 def consistent(state: TwoPhaseState) -> bool:

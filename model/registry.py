@@ -147,6 +147,17 @@ BUILT_IN = {
     ),
 }
 
+PRELOADED = ("model.spec.model", "model.fetch.model")
+"""The built-in compiled models' modules, which a Spark worker imports as it starts (`preload`)."""
+
+
+def preload() -> None:
+    """Import the built-in compiled models (`PRELOADED`), so that a Spark worker pays for their
+    modules as it starts rather than in a search's first level."""
+    for name in PRELOADED:
+        import_module(name)
+
+
 ENTRY_POINTS = "replcheck.models"
 """The entry-point group through which another installed package offers models: each entry
 point names a `ModelKind` (docs/writing-a-model.md)."""

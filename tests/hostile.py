@@ -95,13 +95,13 @@ def leftovers(folder: Path, expected: set[str]) -> set[str]:
 def no_spark():
     """Any attempt to start Spark fails the test that made it (use with
     `pytestmark = pytest.mark.usefixtures("no_spark")` after importing it)."""
-    import checker.spark_context
+    import checker.spark.context
 
     def refuse(*args, **kwargs):
         raise AssertionError("a hostile-input test started Spark")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(checker.spark_context, "spark_context", refuse)
+        patch.setattr(checker.spark.context, "spark_context", refuse)
         yield
 
 

@@ -54,7 +54,7 @@ def _saver(directory, model, invariants, symmetry, max_depth=None, every=0.0):
 def _search(engine, sc_, model, invariants, symmetry, saver=None, max_depth=None, partitions=None):
     if engine == "local":
         return explore(model, invariants, stop_at_first=False, max_depth=max_depth, symmetry=symmetry, saver=saver)
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     return explore_spark(sc_, model, invariants, partitions=partitions, stop_at_first=False, max_depth=max_depth,
                          symmetry=symmetry, saver=saver)

@@ -304,6 +304,6 @@ def test_a_malformed_spark_master_is_refused_before_a_jvm_starts(master):
 @pytest.mark.parametrize("master", ["local", "local[1]", "local[*]", "local[4,2]", "spark://h1:7077,h2:7077", "yarn",
                                     "k8s://https://host:443"])
 def test_spark_master_forms_spark_documents_are_accepted(master):
-    from checker.master_url import master_problem
+    from checker.spark.master_url import master_problem
 
     assert master_problem(master) is None

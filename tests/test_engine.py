@@ -122,7 +122,7 @@ def test_two_phase_trace_for_a_broken_invariant():
     # shortest counterexample too (one RM prepares, TM receives it... the first commit needs
     # every RM prepared: 2 RMs prepare, TM receives both, commits, one RM commits = 6 steps).
     from checker.invariant import Invariant
-    from model.two_phase.model import COMMITTED
+    from model.two_phase.state import COMMITTED
 
     never_commits = Invariant("never-commits", "no RM commits", lambda s: COMMITTED not in s.rm)
     result = explore(build_model("two-phase", rms=2), [never_commits])

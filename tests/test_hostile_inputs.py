@@ -22,6 +22,7 @@ from hostile import (assert_documented_answer, assert_one_error_line, at, hostil
                      places)
 from invariants.registry import invariants_for
 from model.registry import MODELS
+from traces import figure_file
 from traces import render as render_module
 from traces import store
 from traces.replay import walk
@@ -603,7 +604,7 @@ def test_a_trace_at_the_picture_limit_is_drawn(found, tmp_path, monkeypatch):
 def test_a_png_of_too_many_pixels_is_refused_naming_the_limit(found, tmp_path, monkeypatch, picture):
     path = tmp_path / "t.json"
     path.write_text(found["spec-hw-strong-isr.json"])
-    monkeypatch.setattr(render_module, "MAX_PNG_PIXELS", 10_000)
+    monkeypatch.setattr(figure_file, "MAX_PNG_PIXELS", 10_000)
     monkeypatch.setenv("PATH", "")  # the graph picture through matplotlib, not Graphviz (which scales its own)
     out = tmp_path / "t.png"
     result = invoke(["trace", "render", str(path), "--format", "png", "--picture", picture, "-o", str(out)])

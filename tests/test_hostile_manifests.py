@@ -2,7 +2,7 @@
 hypothesis, gets the documented answer and nothing else.
 
 The contract is `hostile.py`'s: exit 0 (every expectation met) or 1 (a surprise) for a manifest
-that `checker.manifest.load` accepts, exit 2 with one `Error: ...` line exactly when it refuses
+that `checker.ci.manifest.load` accepts, exit 2 with one `Error: ...` line exactly when it refuses
 one, never a traceback; the manifest is left as it was and nothing else is left in its folder
 but the JUnit report asked for, which parses as XML. The manifests are the shipped one's
 entries with their bounds made small, and small valid ones, so that each search takes a
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from checker.manifest import KEYS, ManifestError, load
+from checker.ci.manifest import KEYS, ManifestError, load
 from hostile import assert_documented_answer, assert_one_error_line, hostile, invoke, leftovers, no_spark  # noqa: F401
 from invariants.registry import invariants_for
 from model.registry import MODELS
@@ -258,7 +258,7 @@ def small(groups) -> bool:
 
 
 def accepted(path: Path):
-    """The manifest's searches, as `checker.manifest.load` groups them, or None when it refuses it."""
+    """The manifest's searches, as `checker.ci.manifest.load` groups them, or None when it refuses it."""
     try:
         return load(path)
     except ManifestError:

@@ -14,7 +14,7 @@ from invariants import spec, two_phase
 from invariants.registry import invariants_for, select
 from model.params import ModelError
 from model.spec.state import NO_EPOCH, NONE, LeaderAndIsr, Record, Replica, SpecState, initial_state, replica_set
-from model.two_phase.model import ABORTED, COMMITTED, PREPARED, WORKING, TwoPhaseState
+from model.two_phase.state import ABORTED, COMMITTED, PREPARED, WORKING, TwoPhaseState
 
 N = 3
 

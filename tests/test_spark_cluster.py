@@ -45,7 +45,7 @@ def _wait_for(log: Path, text: str, count: int = 1, timeout: float = 60) -> None
 @pytest.fixture
 def cluster(tmp_path):
     """spark://127.0.0.1:PORT with two one-core Workers; stopped afterwards."""
-    from checker.java import find_java_home, spark_java_home
+    from checker.spark.java import find_java_home, spark_java_home
 
     _java_or_skip()
     import pyspark

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.java import EngineUnavailable, find_java_home
+from checker.spark.java import EngineUnavailable, find_java_home
 from checker.local import explore
 from conftest import VARIANTS, run_cli
 from invariants.registry import invariants_for, select
@@ -39,7 +39,7 @@ def _java_or_skip():
 @pytest.fixture(scope="module")
 def sc():
     _java_or_skip()
-    from checker.spark_context import spark_context
+    from checker.spark.context import spark_context
 
     with spark_context("local[2]", 2) as context:
         yield context
@@ -60,7 +60,7 @@ def same_results(spark, local):
 
 @pytest.mark.parametrize("variant, partitions", [*((v, 3) for v in VARIANTS), ("hw", 8)])
 def test_full_exploration_matches_local(sc, variant, partitions):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", variant, replicas=2, log_size=2, max_records=2, max_epoch=2)
     invariants = select("spec", ["leader-in-isr", "leader-in-isr-or-none", "weak-isr", "strong-isr"])
@@ -74,7 +74,7 @@ def test_full_exploration_matches_local(sc, variant, partitions):
 
 @pytest.mark.parametrize("variant, partitions", [("hw", 1), ("kip101", 8)])
 def test_symmetry_reduction_matches_local(sc, variant, partitions):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", variant)
     invariants = select("spec", ["weak-isr", "strong-isr", "leader-in-isr-or-none"])
@@ -88,7 +88,7 @@ def test_symmetry_reduction_matches_local(sc, variant, partitions):
 
 @pytest.mark.parametrize("variant, partitions", [("hw", 1), ("hw", 8), ("kip279", 3)])
 def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", variant)
     invariants = select("spec", ["weak-isr", "strong-isr"])
@@ -101,7 +101,7 @@ def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
 
 def test_step_properties_match_local(sc):
     from checker.invariant import StepProperty
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     prop = StepProperty("tm-never-commits", "no TMCommit step", lambda s, a, t: a[0] != "TMCommit")
     model = build_model("two-phase", rms=3)
@@ -117,7 +117,7 @@ def test_step_properties_match_local(sc):
     ("majority", dict(max_records=1, max_epoch=2, max_crashes=1)),  # holds: a complete search
 ])
 def test_majority_quorum_matches_local(sc, quorum, config):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("fetch", "kip320", ghost=True, replicas=3, quorum=quorum, **config)
     props = select("fetch", ["committed-survives", "acked-survives", "acked-with-1-down"])
@@ -130,7 +130,7 @@ def test_majority_quorum_matches_local(sc, quorum, config):
 
 def test_symmetry_on_the_plain_path_matches_local(sc):
     from checker.invariant import StepProperty
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     prop = StepProperty("tm-never-commits", "no TMCommit step", lambda s, a, t: a[0] != "TMCommit")
     model = build_model("two-phase", rms=4)
@@ -141,7 +141,7 @@ def test_symmetry_on_the_plain_path_matches_local(sc):
 
 
 def test_max_depth_and_two_phase(sc):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     two_phase = build_model("two-phase", rms=5)
     result = explore_spark(sc, two_phase, select("two-phase", []), partitions=3)
@@ -154,7 +154,7 @@ def test_max_depth_and_two_phase(sc):
 def test_tasks_keep_their_routes_in_the_work_dir_until_the_search_ends(sc, tmp_path):
     # --work-dir: the tasks' scratch files (each level's routes, for the traces) go there, and
     # are removed when the search ends.
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", "kip101", replicas=2, log_size=1, max_records=1, max_epoch=2)
     seen = []
@@ -172,7 +172,7 @@ def test_a_killed_python_worker_costs_an_attempt_not_the_run(sc, tmp_path, check
     states, to the same result."""
     from checker.checkpoint.identity import RunIdentity
     from checker.checkpoint.saver import Saver
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", "kip101")
     invariants = select("spec", ["weak-isr", "strong-isr"])
@@ -218,8 +218,8 @@ def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch
 
 def test_a_tiny_memory_budget_spills_visited_sets_and_frontiers_to_disk_and_gives_the_exact_answer(sc, tmp_path):
     from checker.kernel.spilled_set import smallest_budget
-    from checker.shard_ops import visited_room
-    from checker.spark import explore_spark
+    from checker.spark.shard_ops import visited_room
+    from checker.spark.engine import explore_spark
 
     model = build_model("spec", "kip320")
     invariants = select("spec", ["weak-isr", "strong-isr"])
@@ -241,7 +241,7 @@ def test_a_budget_bounds_the_states_a_task_expands_at_a_time():
     """Without a budget a task expands `CHUNK` frontier states at a time; under one, as many as
     keep `ROW_COPIES` rows a state within a store's window, never fewer than 1,024 (the tiny
     budget above expands that many at a time, so its exact answer covers small chunks)."""
-    from checker.shard_ops import CHUNK, ROW_COPIES, chunk_states
+    from checker.spark.shard_ops import CHUNK, ROW_COPIES, chunk_states
 
     assert chunk_states(None, 144) == CHUNK
     assert chunk_states(16 << 20, 144) == (16 << 20) // (ROW_COPIES * 144) < CHUNK
@@ -305,7 +305,7 @@ def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monk
     import contextlib
 
     import checker.engines as engines
-    import checker.spark_context
+    import checker.spark.context
 
     started = []
 
@@ -314,7 +314,7 @@ def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monk
         started.append(master)
         yield sc
 
-    monkeypatch.setattr(checker.spark_context, "spark_context", the_module_context)
+    monkeypatch.setattr(checker.spark.context, "spark_context", the_module_context)
     model = build_model("spec", "kip101", replicas=2)
     invariants = select("spec", ["strong-isr"])
     local = explore(model, invariants, stop_at_first=False)
@@ -330,7 +330,7 @@ def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monk
 
 
 def test_missing_java_is_a_one_line_error(monkeypatch):
-    import checker.java as java
+    import checker.spark.java as java
 
     monkeypatch.setattr(java, "_candidates", lambda: iter([("$JAVA_HOME", Path("/nonexistent"))]))
     result = run_cli("check", "--model", "two-phase", "--engine", "spark", "--master", "local[1]")
@@ -362,7 +362,7 @@ def test_a_spark_error_raised_while_handling_ctrl_c_is_the_interruption():
     from py4j.protocol import Py4JError, Py4JNetworkError
 
     from checker.interrupts import Terminated
-    from checker.spark_context import interruption_behind
+    from checker.spark.context import interruption_behind
 
     def raised_while_handling(first):
         try:
@@ -394,7 +394,7 @@ def _fetch_cases():
 
 @pytest.mark.parametrize("invariant, config, variant, length", _fetch_cases())
 def test_fetch_known_outcomes_on_spark(sc, invariant, config, variant, length):
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     invariants = select("fetch", [invariant])
     model = build_model("fetch", variant, ghost=any(i.needs_ghost for i in invariants), **config)

@@ -1,4 +1,4 @@
-"""Simulation steered by an invariant's milestones (`checker.splitting`): walks that start again
+"""Simulation steered by an invariant's milestones (`checker.simulation.splitting`): walks that start again
 from the furthest milestone states reached find kip101's 20-step lost committed record, which
 independent walks miss; the milestones are the stages of that story as the exhaustive search
 tells it; and a group's archive is the same whoever runs it."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from checker.local import explore
-from checker.splitting import CAPACITY, GROUP, Archive, Milestone, walk_numbers
+from checker.simulation.splitting import CAPACITY, GROUP, Archive, Milestone, walk_numbers
 from conftest import run_cli, run_json
 from invariants.fetch import STATE_INVARIANTS
 from invariants.registry import select

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from checker import tradeoffs
+from model.fetch import tradeoffs
 from conftest import run_cli
 from traces.store import load_trace
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checker import manifest as manifest_module
+from checker.ci import manifest as manifest_module
 from conftest import run_cli
 
 HISTORY = Path(__file__).resolve().parents[1] / "examples" / "kafka-history.toml"

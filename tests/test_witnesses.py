@@ -133,7 +133,7 @@ def test_one_step_can_reach_both_witnesses():
     ({"max_epoch": 1, "max_crashes": 1}, {"acked-with-1-down": 10, "acked-with-2-down": None}),
 ])
 def test_spark_finds_the_same_witnesses_and_traces(sc, bounds, expected):  # noqa: F811 (sc is a fixture)
-    from checker.spark import explore_spark
+    from checker.spark.engine import explore_spark
 
     model, witnesses = fetch3(**bounds)
     local = explore(model, witnesses, symmetry=True)

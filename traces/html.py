@@ -21,7 +21,7 @@ from .legend import COLOURS, legend_keys
 from .outcome import last_mark
 from .page import SCRIPT, STYLE
 from .picture import FRAME_INSET, lanes_figure, legend_figure, trace_title
-from .render import figure_bytes
+from .figure_file import figure_bytes
 from .trace import Trace
 from .wording import STEP_NAME
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .picture import lanes_figure
-from .render import figure_bytes
+from .figure_file import figure_bytes
 from .trace import Trace
 
 _SIZE = re.compile(rb'<svg[^>]*?\bwidth="([\d.]+)pt"[^>]*?\bheight="([\d.]+)pt"', re.S)

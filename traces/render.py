@@ -10,10 +10,10 @@ html: one self-contained page (`traces.html`): the story, the lanes picture open
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from .store import TraceFileError, load_trace, write_atomically
+from .figure_file import TooLongToDraw, figure_bytes
+from .store import load_trace, write_atomically
 from .trace import Trace
 
 FORMATS = ("svg", "png", "dot", "graphml", "json", "html")
@@ -25,37 +25,6 @@ MAX_PICTURE_STEPS = 200
 """The most steps a picture (svg, png, html) draws. Drawing takes about 15 ms a step for SVG and
 HTML and 50 ms for PNG (a 200-step PNG is 63,000 pixels wide); searches report traces of a few
 dozen steps. dot, graphml and json take any trace a file may hold."""
-
-MAX_PNG_PIXELS = 100_000_000
-"""The most pixels a PNG may have: matplotlib holds 4 bytes a pixel while it draws (400 MB). A
-200-step trace of 2 replicas is 85 million pixels; more replicas or longer logs make it taller
-and wider."""
-
-DPI = 150
-"""Pixels per inch of a PNG picture."""
-
-
-class TooLongToDraw(TraceFileError):
-    """The trace has more steps than a picture draws (MAX_PICTURE_STEPS), or its PNG would have
-    more than MAX_PNG_PIXELS pixels."""
-
-
-def figure_bytes(fig, fmt: str) -> bytes:
-    """A matplotlib figure saved as `fmt` (SVG text kept as <text>: selectable and searchable),
-    then closed. Raises TooLongToDraw for a PNG of more than MAX_PNG_PIXELS pixels."""
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    width, height = (round(inches * DPI) for inches in fig.get_size_inches())
-    if fmt == "png" and width * height > MAX_PNG_PIXELS:
-        plt.close(fig)
-        raise TooLongToDraw(f"the picture would be {width:,} x {height:,} pixels, more than the {MAX_PNG_PIXELS:,} a "
-                            "png may have: render it as svg")
-    out = io.BytesIO()
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(out, format=fmt, dpi=DPI)
-    plt.close(fig)
-    return out.getvalue()
 
 
 def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:

@@ -10,7 +10,7 @@ import click
 
 from checker import ablation
 from checker.ablation_report import (ablation_json, ablation_suite, minimal_lines, minimal_table, one_at_a_time_table)
-from checker.java import EngineUnavailable
+from checker.spark.java import EngineUnavailable
 from checker.progress import prepare_kernels
 from checker.search_jobs import ONE_TASK, Job, job_session
 from invariants.registry import select
@@ -65,7 +65,7 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
     prepare_kernels([model])
     try:
         if engine == "spark":
-            from checker.spark import check_budget
+            from checker.spark.engine import check_budget
             check_budget(model, memory_budget)
         with job_session(engine, master=master, work_dir=work_dir, memory_budget=memory_budget) as run:
             if minimal:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from checker import junit as junit_xml
+from checker.ci import junit as junit_xml
 from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker import junit as junit_xml
+from checker.ci import junit as junit_xml
 from checker.invariant import applies, scope, settings
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry

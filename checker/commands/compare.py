@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from checker import junit as junit_xml
+from checker.ci import junit as junit_xml
 from checker.compare import compare_variants
 from checker.coverage_report import coverage_matrix, warning_lines
 from checker.report import comparison_markdown, comparison_table, comparison_to_json

@@ -14,7 +14,7 @@ import click
 from checker.checkpoint.identity import CheckpointError
 from checker.engines import engine_session
 from checker.interrupts import Terminated
-from checker.java import EngineUnavailable
+from checker.spark.java import EngineUnavailable
 from checker.progress import level_progress, prepare_kernels
 from .errors import Interrupted, UserError, interruption_json
 

@@ -10,13 +10,13 @@ from types import SimpleNamespace
 
 import click
 
-from checker import junit as junit_xml
+from checker.ci import junit as junit_xml
 from checker.engines import simulation_session
-from checker.java import EngineUnavailable
+from checker.spark.java import EngineUnavailable
 from checker.progress import prepare_kernels, walk_progress
-from checker.shorten import shorten
+from checker.simulation.shorten import shorten
 from checker.coverage_report import walk_coverage_tables
-from checker.simulation_report import (milestones_table, properties_table as simulated_properties, simulation_json,
+from checker.simulation.report import (milestones_table, properties_table as simulated_properties, simulation_json,
                                        summary_table as simulation_summary)
 from traces.table import trace_table
 from .common import (check_report_options, count_guards, default_output, make_dir, model_and_properties, render_or_fail, saved_traces,
@@ -86,7 +86,7 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
 
 
 def steered_toward(steer: str, properties) -> str | None:
-    """The invariant whose milestones steer the walks (`checker.splitting`), by `--steer`: a
+    """The invariant whose milestones steer the walks (`checker.simulation.splitting`), by `--steer`: a
     checked invariant that has milestones, the first such one for 'auto' (None when there is
     none), or None for 'none'."""
     if steer == "none":

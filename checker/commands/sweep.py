@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from checker import junit as junit_xml
+from checker.ci import junit as junit_xml
 from checker.coverage_report import coverage_matrix, warning_lines
 from checker.report import sweep_markdown, sweep_table, sweep_to_json
 from checker.sweep import configurations, sweep

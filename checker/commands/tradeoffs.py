@@ -1,4 +1,4 @@
-"""`replcheck tradeoffs`: the ISR against a majority quorum (`checker.tradeoffs`)."""
+"""`replcheck tradeoffs`: the ISR against a majority quorum (`model.fetch.tradeoffs`)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from checker import tradeoffs
-from checker.report import claims_text, tradeoff_markdown, tradeoff_table, tradeoff_to_json
 from invariants.registry import select
+from model.fetch import tradeoffs
 from model.params import ModelError
 from model.registry import build_model
 from .common import (check_report_options, default_output, make_dir, render_or_fail, save_traces, stdout_console,
                      symmetry_for)
 from .errors import UserError
 from .search import search
+from .tradeoff_report import claims_text, tradeoff_markdown, tradeoff_table, tradeoff_to_json
 
 
 def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, render_format, as_json, as_markdown,

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from checker import junit as junit_xml
-from checker import manifest
+from checker.ci import junit as junit_xml
+from checker.ci import manifest
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
 from traces.text import one_line

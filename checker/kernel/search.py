@@ -85,7 +85,7 @@ def explore_kernel(model, properties, *, stop_at_first: bool = True, max_depth: 
     checkpoint `saver` the search is journalled, and continues from its checkpoint if it has one.
     With `memory_budget` (bytes) each frontier keeps at most a quarter of it in memory and the
     rest in `work_dir` (default: the system's temporary directory)."""
-    from ..local import gc_paused
+    from ..gc_pause import gc_paused
 
     window = None if memory_budget is None else max(1, memory_budget // WINDOW_SHARE)
     search = KernelSearch(model, properties, symmetry, saver, window, work_dir)

@@ -3,7 +3,8 @@
 numba caches a compiled function per source file, and a function that receives another
 compiled function as an argument is recompiled in every process. So this file is a template:
 `instantiate` writes one copy per model into the kernel cache, with the line marked MODEL
-naming that model's kernel module, and each copy is compiled and cached once.
+naming that model's kernel module in place of MODEL_KERNEL (the template itself is never
+imported: the generic checker imports no model), and each copy is compiled and cached once.
 """
 
 
@@ -16,7 +17,7 @@ from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
-from model.spec.kernel import broken_steps, milestone, permute, permute_head, successors, violations  # MODEL
+from MODEL_KERNEL import broken_steps, milestone, permute, permute_head, successors, violations  # MODEL
 
 
 @kernel
@@ -192,7 +193,7 @@ def walk(row, lay, state, max_depth, weights, invariant_mask, step_mask, buf, ac
     `first[kind, actor]` (and `first[kind, ANY_ACTOR]`) the earliest step number at which one
     was taken (-1: never), and `tally` the guards and events of every step looked at. `row` is
     `depth0` steps from the initial state (a walk may start from an archived state, see
-    `checker.splitting`), and step numbers count from the initial state.
+    `checker.simulation.splitting`), and step numbers count from the initial state.
 
     With `steer` the bit of an invariant that has milestones (-1: none), the walk notes where it
     climbs: the first time it reaches a state whose milestone level is above every level it has

@@ -11,5 +11,6 @@ truncates), `rules` (the protocol rules, their choices, and the variants as pres
 records, for the invariants).
 `successors` runs every action, `symmetry` renames replicas, `kernel` is what the compiled
 search imports, and `model` is the checker's view of it all; `bounds`, `kinds`, `words` and
-`json_state` name and show things.
+`json_state` name and show things; `tradeoffs` asks the model how Kafka's ISR weighs
+against a majority quorum.
 """

@@ -6,30 +6,14 @@ an engine bug cannot hide behind a Kafka-model bug.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from checker.model import Lane
 
 from ..params import Param
-
-WORKING, PREPARED, COMMITTED, ABORTED = range(4)
-RM_STATES = ("working", "prepared", "committed", "aborted")
-INIT = 0
-TM_STATES = ("init", "committed", "aborted")
+from .state import ABORTED, COMMITTED, INIT, PREPARED, RM_STATES, TM_STATES, WORKING, TwoPhaseState
 
 PARAMS = (Param("rms", 3, 1, 10, "number of resource managers"),)
-
-
-class TwoPhaseState(NamedTuple):
-    """RM states, TM state, the RMs the TM has seen prepared (bitmask), and the messages ever
-    sent: "r is prepared" (bitmask), "commit" and "abort" (0 or 1)."""
-
-    rm: tuple[int, ...]
-    tm: int
-    tm_prepared: int
-    msg_prepared: int
-    msg_commit: int
-    msg_abort: int
 
 
 def _set_rm(state: TwoPhaseState, r: int, value: int) -> tuple[int, ...]:

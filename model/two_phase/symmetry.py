@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .model import TwoPhaseState
+from .state import TwoPhaseState
 
 
 def _bits(flags) -> int:

@@ -3,7 +3,7 @@
 Each context has a directory of its own, `$TMPDIR/replcheck-spark-XXXXXXXX/`: Spark's log
 (log4j) goes to `spark.log`, whatever the JVM prints to `jvm.log`, py4j's records to
 `python.log`, never to the terminal; the stand-in JAVA_HOME that a runtime without
-jdk.incubator.vector needs (checker.java.spark_java_home) is made there too. The directory is
+jdk.incubator.vector needs (checker.spark.java.spark_java_home) is made there too. The directory is
 removed when the context ends normally or on Ctrl-C, and kept when Spark fails to start (the
 one-line error names the file that holds the cause) or the block ends in another error.
 
@@ -26,7 +26,7 @@ import threading
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from .interrupts import interruptions_deferred
+from ..interrupts import interruptions_deferred
 from .jvm_archive import ClassArchive
 from .java import EngineUnavailable, find_java_home, spark_java_home
 
@@ -176,8 +176,8 @@ def _warm_workers(sc) -> None:
     """Run one small job on every task slot, so that Spark's first-job set-up and the Python
     workers' start (the daemon, numpy, numba, replcheck's modules) are done with the context's
     start rather than in a search's first level; the workers are reused afterwards."""
-    from .spark_coordinator import task_slots
-    from .spark_shard import warm_up
+    from .coordinator import task_slots
+    from .shard import warm_up
 
     slots = task_slots(sc)
     sc.parallelize(range(slots), slots).mapPartitions(warm_up).collect()

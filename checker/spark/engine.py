@@ -1,10 +1,10 @@
 """The Spark engine: the same breadth-first search as `checker.local`, sharded over the tasks
 of one Spark barrier stage that live as long as the search.
 
-Each task (`checker.spark_shard`) owns the states whose fingerprint maps to it and keeps their
+Each task (`checker.spark.shard`) owns the states whose fingerprint maps to it and keeps their
 visited set and frontier in its own memory for the whole search; a level moves only new
-candidates, directly from task to task (`checker.peer_exchange`). The driver
-(`checker.spark_coordinator`) sends one order per level and receives per task the counts,
+candidates, directly from task to task (`checker.spark.peer_exchange`). The driver
+(`checker.spark.coordinator`) sends one order per level and receives per task the counts,
 the smallest violating fingerprints and its own seconds of work: never states. Routes (parent
 fingerprint and action per state) stay with the tasks, on disk, until a trace is rebuilt by
 asking their owners, one level at a time. docs/spark-engine.md says why this design.
@@ -24,21 +24,21 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .checkpoint.identity import CheckpointError
-from .fingerprint import fingerprint
-from .invariant import Invariant
+from ..checkpoint.identity import CheckpointError
+from ..fingerprint import fingerprint
+from ..invariant import Invariant
 from .java import EngineUnavailable
-from .kernel.guards import GUARD_SAMPLE
-from .local import representative_of
-from .model import Model
-from .path import trace_ending_with_step, trace_from_fingerprints
-from .coverage import Coverage, restored_coverage
-from .kernel.guards import NO_GUARDS
-from .result import CheckResult, LevelStats, found_so_far
+from ..kernel.guards import GUARD_SAMPLE
+from ..local import representative_of
+from ..model import Model
+from ..path import trace_ending_with_step, trace_from_fingerprints
+from ..coverage import Coverage, restored_coverage
+from ..kernel.guards import NO_GUARDS
+from ..result import CheckResult, LevelStats, found_so_far
 from .shard_ops import shard_ops
-from .spark_coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
-from .spark_shard import PHASES, owner, search_task
-from .stopping import stop_reason
+from .coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
+from .shard import PHASES, owner, search_task
+from ..stopping import stop_reason
 
 ATTEMPTS = 3
 """Attempts at one search before a lost task fails the run."""
@@ -109,7 +109,7 @@ def check_budget(model, memory_budget: int | None) -> None:
     kernel = getattr(model, "kernel", None)
     if memory_budget is None or kernel is None:
         return
-    from .kernel.spilled_set import smallest_budget
+    from ..kernel.spilled_set import smallest_budget
     from .shard_ops import visited_room
 
     least = smallest_budget(visited_room(kernel))
@@ -262,8 +262,8 @@ class SparkSearch:
         paths = _paths(coordinator, targets, result.engine_options["partitions"], result.engine_options["tasks"])
         kernel = getattr(model, "kernel", None)
         if kernel is not None:
-            from .kernel.symmetry import permutations
-            from .kernel.traces import Reducer, journal_paths, trace_to
+            from ..kernel.symmetry import permutations
+            from ..kernel.traces import Reducer, journal_paths, trace_to
 
             reducer = Reducer(kernel, permutations(kernel.replicas, self.symmetry))
         representative = representative_of(model, self.symmetry) if kernel is None else None

@@ -14,7 +14,7 @@ finds every violation sooner: measured on the fetch model, weighted walks hit hw
 committed record at 3 replicas 3.4 times as often, uniform ones kip101's and kip279's
 strong-isr violations 3 times as often. Every invariant and witness is checked on every state and step.
 
-Steered walks (`checker.splitting`) may start from a milestone state an earlier walk of their
+Steered walks (`checker.simulation.splitting`) may start from a milestone state an earlier walk of their
 group reached, with the steps that lead there in front of their own.
 """
 
@@ -26,12 +26,12 @@ from typing import Callable
 
 import numpy as np
 
-from .fingerprint import fingerprint
-from .coverage import ANY_ACTOR, Coverage
-from .kernel.fingerprint import fingerprint as row_fingerprint
-from .invariant import StepProperty
-from .kernel.prng import draw, mix, walk_seed
-from .kernel.walk_weights import ACTORS, walk_weights
+from ..fingerprint import fingerprint
+from ..coverage import ANY_ACTOR, Coverage
+from ..kernel.fingerprint import fingerprint as row_fingerprint
+from ..invariant import StepProperty
+from ..kernel.prng import draw, mix, walk_seed
+from ..kernel.walk_weights import ACTORS, walk_weights
 from .sketch import DistinctSketch
 from .splitting import GROUP, Archive, Milestone
 
@@ -75,7 +75,7 @@ class Tally:
     """Per property found: the seconds into the simulation at which a walk first found it
     (not necessarily the walk shown, which is the shortest)."""
     climbs: np.ndarray | None = None
-    """Steered walks (`checker.splitting`): per milestone level, how many walks climbed to it
+    """Steered walks (`checker.simulation.splitting`): per milestone level, how many walks climbed to it
     (index 0 unused); the walker's own, which it fills as it walks."""
 
     def record(self, walk: int, depth: int, violated: list[str], actions: tuple, fps: np.ndarray) -> None:
@@ -168,7 +168,7 @@ class KernelWalker:
         """Walk number `walk`: (steps from the initial state, properties violated at its end,
         its action codes from the initial state when it violated one, the fingerprints of the
         states it visited). A steered walk may start from an archived milestone state
-        (`checker.splitting`)."""
+        (`checker.simulation.splitting`)."""
         state = np.uint64(walk_seed(self.seed, walk))
         weights = weights_of(state, len(self.kernel.action_kinds), self.swarm, weighted(self.weighting, walk),
                              self.weights)

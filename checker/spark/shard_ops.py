@@ -1,6 +1,6 @@
 """One shard's share of a breadth-first search: its visited set, and how it expands a frontier.
 
-The Spark engine's tasks (`checker.spark_shard`) each own the states whose fingerprint maps to
+The Spark engine's tasks (`checker.spark.shard`) each own the states whose fingerprint maps to
 them. A task expands its own frontier into successors, keeps those it owns and sends the rest
 to their owners, then admits what it owns into its visited set. This module holds what differs
 between a model with a compiled kernel (packed rows, the compiled expansion loop, a compiled
@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .coverage import ANY_ACTOR, empty_counts
-from .fingerprint import fingerprint
-from .invariant import StepProperty, record_broken_steps
-from .kernel.sorted_runs import KEY, WINDOW_SHARE, SortedRuns
+from ..coverage import ANY_ACTOR, empty_counts
+from ..fingerprint import fingerprint
+from ..invariant import StepProperty, record_broken_steps
+from ..kernel.sorted_runs import KEY, WINDOW_SHARE, SortedRuns
 
 if TYPE_CHECKING:
-    from .kernel.visited_set import VisitedSet
+    from ..kernel.visited_set import VisitedSet
 
 
 CHUNK = 1 << 16
@@ -151,9 +151,9 @@ class KernelShard:
 
     def __init__(self, model, properties, symmetry: bool, memory_budget: int | None = None,
                  scratch: str | None = None):
-        from .kernel.symmetry import permutations
-        from .kernel.traces import Reducer
-        from .kernel.visited_set import VisitedSet
+        from ..kernel.symmetry import permutations
+        from ..kernel.traces import Reducer
+        from ..kernel.visited_set import VisitedSet
 
         self.model, self.kernel = model, model.kernel
         kernel = self.kernel
@@ -166,7 +166,7 @@ class KernelShard:
         if memory_budget is None:
             self.visited = VisitedSet(1 << 16, visited_room(kernel))
         else:
-            from .kernel.spilled_set import SpilledSet
+            from ..kernel.spilled_set import SpilledSet
 
             self.visited = SpilledSet(visited_room(kernel), memory_budget, scratch)
         self.kinds = len(kernel.action_kinds)
@@ -201,7 +201,7 @@ class KernelShard:
 
     def level_set(self, frontier: int) -> VisitedSet:
         """An empty set of the successors seen in one level, for a frontier of this size."""
-        from .kernel.visited_set import VisitedSet
+        from ..kernel.visited_set import VisitedSet
 
         room = visited_room(self.kernel)
         return VisitedSet(2 * frontier + room, room)
@@ -209,7 +209,7 @@ class KernelShard:
     def expand(self, fps: np.ndarray, states: np.ndarray, seen: VisitedSet) -> Expanded:
         """Every successor of the frontier (`fps`, packed rows `states`) not in `seen` (the
         level's successors so far), which it joins."""
-        from .kernel.expansion import expand_all
+        from ..kernel.expansion import expand_all
 
         out = expand_all(self.kernel, states, fps, 0, self.step_mask, self.perms, seen)  # invariants: on admission
         broken = {name: (int(fps[out.step_parent[bit]]), int(out.step_code[bit]))
@@ -227,7 +227,7 @@ class KernelShard:
 
     def kind_of(self, codes: np.ndarray) -> np.ndarray:
         """The action kind index of each action code."""
-        from .kernel.steps import kind_of
+        from ..kernel.steps import kind_of
 
         return kind_of(codes)
 
@@ -237,7 +237,7 @@ class KernelShard:
 
     def actor_of(self, codes: np.ndarray) -> np.ndarray:
         """The acting replica (first argument) of each action code."""
-        from .kernel.steps import actor_of
+        from ..kernel.steps import actor_of
 
         return actor_of(codes)
 
@@ -251,7 +251,7 @@ class PlainShard:
     fingerprinted with `hash`; action codes are action kind indices."""
 
     def __init__(self, model, properties, symmetry: bool):
-        from .local import representative_of
+        from ..local import representative_of
 
         self.model = model
         self.invariants = [p for p in properties if not isinstance(p, StepProperty)]
@@ -342,7 +342,7 @@ class PlainShard:
 
     def tally(self):
         """An empty tally: a model without a kernel names no guards."""
-        from .kernel.guards import NO_GUARDS, empty_tally
+        from ..kernel.guards import NO_GUARDS, empty_tally
 
         return empty_tally(NO_GUARDS)
 

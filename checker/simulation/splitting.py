@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernel.prng import draw, mix
+from ..kernel.prng import draw, mix
 
 GROUP = 16_384
 """Walks that share one archive: walk k is number k % GROUP of group k // GROUP."""

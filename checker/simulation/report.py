@@ -7,9 +7,9 @@ from typing import Any
 
 from rich.table import Table
 
-from .report import STYLES, bounds_text
+from ..report import STYLES, bounds_text
 from .shorten import Shortened
-from .simulation import Tally
+from .walks import Tally
 from .splitting import GROUP
 
 

@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .atomic_file import write_atomically
+from ..atomic_file import write_atomically
 
 
 def classname(model: str, variant: str | None, config: Mapping | None = None) -> str:
@@ -221,7 +221,7 @@ def simulation_suite(model, properties, found: Mapping[str, object], walks: int,
 
 def manifest_suite(name: str, answered, file: str | None = None) -> ET.Element:
     """The testsuite of a `replcheck verify` run: a testcase per expectation (`answered`:
-    (`checker.manifest.Expectation`, the result of its search, its share of that search's
+    (`checker.ci.manifest.Expectation`, the result of its search, its share of that search's
     seconds), in manifest order), failing when the search found another outcome or another
     shortest trace length than expected; `file` and the entry's line locate it."""
     cases = []

@@ -4,7 +4,7 @@ long as the search.
 The search is one barrier stage of T tasks. Task t owns the states whose fingerprint fp has
 `owner(fp) == t`: it keeps their fingerprints in its visited set, the states of the current
 level in its frontier, and each level's route (parent fingerprint and action code per state) in
-a file of its own, for the traces. The driver (`checker.spark_coordinator`) never sees a state
+a file of its own, for the traces. The driver (`checker.spark.coordinator`) never sees a state
 set; per level it sends an order and receives one report from each task.
 
 Messages, task to driver then driver to task, each a tuple whose first item names it:
@@ -22,7 +22,7 @@ Messages, task to driver then driver to task, each a tuple whose first item name
 
 A level: expand the frontier, keep the successors this task owns and has not visited, send the
 others to their owners, receive theirs, and admit everything in ascending parent order
-(`checker.shard_ops` says why that is the engines' tie rule).
+(`checker.spark.shard_ops` says why that is the engines' tie rule).
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .coverage import empty_counts, new_counts
-from .checkpoint import files
+from ..coverage import empty_counts, new_counts
+from ..checkpoint import files
 from .peer_exchange import Mesh, listener, local_address, no_delay
-from .kernel.sorted_runs import KEY, SortedRuns
+from ..kernel.sorted_runs import KEY, SortedRuns
 from .shard_ops import (STATES, Candidates, candidate_records, candidates_of, frontier_records, joined_states,
                         shard_ops, states_of, take_states)
 
@@ -156,9 +156,10 @@ def warm_up(records):
     """A task that only imports what a search task needs (numba and the kernels' support
     included), in a Python worker that Spark then reuses for the search."""
     list(records)
-    from .kernel import expansion, visited_set  # noqa: F401 (imported for their start-up cost)
-    from model.fetch import model as fetch_model  # noqa: F401
-    from model.spec import model as spec_model  # noqa: F401
+    from ..kernel import expansion, visited_set  # noqa: F401 (imported for their start-up cost)
+    from model.registry import preload
+
+    preload()
 
     yield os.getpid()
 

@@ -2,7 +2,7 @@
 and the connections over which the driver steers them level by level.
 
 The job (`start`) runs in a thread of its own while the driver talks to its tasks
-(`checker.spark_shard` lists the messages). Each task connects back to the driver's listening
+(`checker.spark.shard` lists the messages). Each task connects back to the driver's listening
 port, authenticated by a secret made for this search, so that nothing else on the network can
 join or steer it. If a task dies (its Python worker killed, its executor lost) its connection
 closes, or the job fails, and every wait here raises `TaskLost` instead of blocking.
@@ -115,7 +115,7 @@ class Coordinator:
                 return  # the listener was closed
 
     def start(self, sc, tasks: int, task_body) -> None:
-        """Submit `task_body` (see `spark_shard.search_task`, less the coordinator's arguments)
+        """Submit `task_body` (see `shard.search_task`, less the coordinator's arguments)
         as a barrier job of `tasks` tasks; `welcome` then waits for them."""
         self.drop()
         self.tasks = tasks

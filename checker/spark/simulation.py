@@ -2,7 +2,7 @@
 
 Each task builds the model's walker once and runs the walks whose numbers are its own
 (task i of T runs walks i, i+T, i+2T, ...; steered walks share an archive in groups, so it
-then runs groups i, i+T, ..., see `checker.splitting`), to the given number of walks or until
+then runs groups i, i+T, ..., see `checker.simulation.splitting`), to the given number of walks or until
 the deadline, and returns its `Tally`; the driver merges them. Since a walk depends only on
 the seed and its number (and, steered, the walks before it in its group), and the shortest
 violation is chosen by (length, walk number), the result of a given number of walks is the
@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from functools import partial
 
-from .simulation import Tally, run_walks, walker
-from .splitting import groups, walk_numbers
+from ..simulation.walks import Tally, run_walks, walker
+from ..simulation.splitting import groups, walk_numbers
 
 
 def simulate_task(records, *, model, properties, walks: int | None, started: float, deadline: float | None,

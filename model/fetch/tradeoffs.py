@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from .result import CheckResult
+from checker.result import CheckResult
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,10 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
-import numpy as np
-
-from .invariant import StepProperty
-from .local import explore
 from traces.trace import Step, Trace
+
+from ..invariant import StepProperty
+from ..local import explore
 
 BFS_STATES = 2_000_000
 """The most distinct states the confirming search may store before it gives up."""

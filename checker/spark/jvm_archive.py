@@ -24,7 +24,7 @@ def archive_path(java_home: Path) -> Path:
     """Where the archive for the Java runtime at `java_home` and this PySpark lives."""
     import pyspark
 
-    from .kernel.cache import cache_root
+    from ..kernel.cache import cache_root
 
     jars = Path(pyspark.__file__).parent / "jars"
     key = f"{Path(java_home).resolve()}\0{pyspark.__version__}\0{sorted(p.name for p in jars.glob('*.jar'))}"
