@@ -46,6 +46,8 @@ def emit(name: str, rows: list[dict]) -> None:
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "latest.json"
 """Where `python -m benchmarks` keeps its latest figures."""
+PERFORMANCE = ROOT / "docs" / "performance.md"
+"""The page whose tables the benchmarks rewrite (`--readme`): measured speed, memory and times."""
 
 
 @contextlib.contextmanager

@@ -5,8 +5,8 @@ An example that takes more than a minute is marked `<!-- example: long -->` (see
 fresh process each time: cold, with an empty kernel cache (so the time includes compiling the
 model's kernel, as on a new machine), then warm, with the cache that run filled. Both runs must
 print what the document shows. The times go to `benchmarks/results/readme-times.json`, as JSON on
-stdout and a table on stderr; `--readme` also rewrites the README's "Measured times" table, which
-the README test compares with that file. `--only TEXT` runs the examples whose command contains
+stdout and a table on stderr; `--readme` also rewrites the "Measured times" table of
+docs/performance.md, which the documents' test compares with that file. `--only TEXT` runs the examples whose command contains
 TEXT (the others keep their last record).
 """
 
@@ -20,8 +20,10 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
+from checker.atomic_file import write_atomically
+
 from . import readme_examples as ex
-from .common import emit
+from .common import PERFORMANCE, emit
 
 RESULTS = Path(__file__).resolve().parent / "results" / "readme-times.json"
 START, END = "<!-- readme-times:start -->", "<!-- readme-times:end -->"
@@ -50,7 +52,7 @@ def measure(example: ex.Example) -> list[dict]:
 
 
 def times_section(recorded: dict) -> str:
-    """The README's "Measured times" table, made from a results file."""
+    """The "Measured times" table of docs/performance.md, made from a results file."""
     lines = [START, f"Measured by `python -m benchmarks.readme_times` on {recorded['machine']} ({recorded['date']}): "
              "cold is a new machine (an empty kernel cache, so the model's kernel is compiled first), warm every "
              "run after it.", "", "| where | command | cold | warm |", "|---|---|---:|---:|"]
@@ -64,20 +66,19 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def rewrite_readme(recorded: dict) -> None:
-    """Replace the README's table between its markers with one made from `recorded`."""
-    readme = ex.ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
+def rewrite_table(recorded: dict) -> None:
+    """Replace the table between its markers in docs/performance.md with one made from `recorded`."""
+    text = PERFORMANCE.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    readme.write_text(head + times_section(recorded) + tail, encoding="utf-8")
+    write_atomically(PERFORMANCE, head + times_section(recorded) + tail)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure the long examples and record them (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.readme_times")
     parser.add_argument("--only", default=None, help="run only the examples whose command contains this text")
-    parser.add_argument("--readme", action="store_true", help="also rewrite the README's measured-times table")
+    parser.add_argument("--readme", action="store_true", help="also rewrite the measured-times table of docs/performance.md")
     args = parser.parse_args(argv)
     long_ones = [e for path in ex.documents() for e in ex.examples(path) if e.kind == "long"]
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"runs": []}
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     RESULTS.write_text(json.dumps(recorded, indent=2) + "\n")
     emit("readme_times", recorded["runs"] or [{"runs": 0}])
     if args.readme:
-        rewrite_readme(recorded)
+        rewrite_table(recorded)
 
 
 if __name__ == "__main__":

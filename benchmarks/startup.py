@@ -16,7 +16,7 @@ and the median of `--runs` runs:
 
 Prints JSON on stdout and a table on stderr, and records the figures under "startup" in
 benchmarks/results/latest.json, from which `python -m benchmarks --readme` writes them into
-the README.
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def table(figures: dict) -> Table:
 
 
 def markdown(figures: dict) -> str:
-    """The start-up figures as the README's performance section shows them."""
+    """The start-up figures as docs/performance.md shows them."""
     rows = []
     for name in ("help", "first_state", "search", "end_to_end"):
         target = figures["targets"].get(name)

@@ -4,7 +4,7 @@ Each case runs in a fresh process (`benchmarks.case`), so its wall time includes
 imports and loading the compiled kernel, and its peak RSS is its own. The first case of each
 model also runs on an empty kernel cache, which measures the one-time compile. Results go to
 benchmarks/results/latest.json (merged with earlier results of cases not run this time) and to
-a table; `--readme` rewrites the README's performance section from that file. `--baseline REVISION`
+a table; `--readme` rewrites the performance page (docs/performance.md) from that file. `--baseline REVISION`
 runs each case first at that revision (a temporary git worktree), then at this one, and reports
 the speedup of the search.
 """
@@ -27,9 +27,8 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .common import RESULTS, ROOT, machine, revision_tree
+from .common import PERFORMANCE, RESULTS, ROOT, machine, revision_tree
 
-README = ROOT / "README.md"
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
 
@@ -158,7 +157,7 @@ def _cell(value) -> str:
 
 
 def label(figures: dict) -> str:
-    """A short name for a case in the README: 'spec kip320 3/2/2/2 local, symmetry', 'fetch kip320
+    """A short name for a case in docs/performance.md: 'spec kip320 3/2/2/2 local, symmetry', 'fetch kip320
     RF=3 quorum=majority local, symmetry'."""
     pairs = [item.split("=") for item in figures["bounds"].split(",") if item]
     bounds = "/".join(v for _, v in pairs) if figures["model"] == "spec" else \
@@ -178,7 +177,7 @@ def projected(figures: dict) -> str:
 
 
 def markdown(document: dict) -> str:
-    """The README's performance section, from a results document (with `python -m
+    """The benchmark section of docs/performance.md, from a results document (with `python -m
     benchmarks.startup`'s figures below the table, where it has them)."""
     lines = [f"Measured by `python -m benchmarks` on {document['machine']} ({document['date']}). Each",
              "run is a fresh process exploring the whole state space (spec: R/L/M/E bounds, no invariant;",
@@ -210,7 +209,7 @@ def markdown(document: dict) -> str:
 
 @click.command()
 @click.option("--only", default=None, help="run only the cases whose name contains this text")
-@click.option("--readme", is_flag=True, help="rewrite the README's performance section from the results file")
+@click.option("--readme", is_flag=True, help="rewrite the benchmark section of docs/performance.md from the results file")
 @click.option("--baseline", default=None, metavar="REVISION",
               help="also run each case at this git revision first, and report the speedup")
 def main(only, readme, baseline):
@@ -230,8 +229,8 @@ def main(only, readme, baseline):
     Console(stderr=True, width=200).print(table(document["results"]))
     print(json.dumps(document, indent=2))
     if readme:
-        text = README.read_text()
+        text = PERFORMANCE.read_text()
         if START not in text or END not in text:
-            raise click.ClickException(f"README.md has no {START} ... {END} section")
+            raise click.ClickException(f"{PERFORMANCE.name} has no {START} ... {END} section")
         head, rest = text.split(START, 1)
-        write_atomically(README, head + START + "\n" + markdown(document) + END + rest.split(END, 1)[1])
+        write_atomically(PERFORMANCE, head + START + "\n" + markdown(document) + END + rest.split(END, 1)[1])

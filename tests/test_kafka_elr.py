@@ -16,7 +16,7 @@ from traces.replay import walk
 from traces.scenario import load_scenario, parse_step
 
 STORY = dict(replicas=3, min_insync_replicas=2, flush="async", log_size=1, max_records=1, max_crashes=1, max_epoch=3)
-"""KIP-966's Last Replica Standing bounds, as the issue and the README give them."""
+"""KIP-966's Last Replica Standing bounds, as the issue and docs/compare-variants.md give them."""
 
 R1, R2, R3 = 0, 1, 2
 """Replica ids as the steps name them (r1, r2, r3)."""

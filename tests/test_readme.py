@@ -3,7 +3,7 @@
 `benchmarks.readme_examples` finds the examples and compares outputs (see its docstring for the
 markers). Here each document's quick examples run in order in one scratch directory, as a reader
 would type them (a later example may read a trace an earlier one saved); the long ones are run by
-`python -m benchmarks.readme_times`, and this test checks that the README quotes their measured
+`python -m benchmarks.readme_times`, and this test checks that docs/performance.md quotes their measured
 times.
 """
 
@@ -14,6 +14,7 @@ import json
 import pytest
 
 from benchmarks import readme_examples as ex
+from benchmarks.common import PERFORMANCE
 from benchmarks.readme_times import RESULTS, times_section
 
 DOCUMENTS = [path.relative_to(ex.ROOT).as_posix() for path in ex.documents()]
@@ -80,11 +81,11 @@ def test_times_and_abridgement_are_not_claims():
 
 def test_readme_quotes_the_measured_times_of_its_long_examples():
     """Each long example's cold and warm times, as `python -m benchmarks.readme_times` last
-    measured them, are what the README's "Measured times" table says."""
+    measured them, are what the "Measured times" table of docs/performance.md says."""
     recorded = json.loads(RESULTS.read_text())
     long_ones = [e for path in ex.documents() for e in ex.examples(path) if e.kind == "long"]
     measured = {run["command"] for run in recorded["runs"]}
     missing = [e.name for e in long_ones for c in e.commands if c.text not in measured]
     assert not missing, f"long examples never measured (run python -m benchmarks.readme_times): {missing}"
-    readme = (ex.ROOT / "README.md").read_text()
-    assert times_section(recorded) in readme, "the README's measured times are stale: python -m benchmarks.readme_times --readme"
+    page = PERFORMANCE.read_text()
+    assert times_section(recorded) in page, "docs/performance.md's measured times are stale: python -m benchmarks.readme_times --readme"

@@ -1,5 +1,5 @@
 """A real standalone Spark cluster (a Master and two Workers on 127.0.0.1, started with PySpark's
-own `spark-class`, as the README shows) gives the local engine's exact results."""
+own `spark-class`, as docs/spark-and-clusters.md shows) gives the local engine's exact results."""
 
 from __future__ import annotations
 
