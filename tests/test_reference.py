@@ -49,3 +49,14 @@ def test_check_says_when_the_file_is_out_of_date(tmp_path, monkeypatch, capsys):
     assert "out of date" in capsys.readouterr().err
     assert ref.main([]) == 0
     assert ref.main(["--check"]) == 0
+
+
+def test_the_reference_does_not_depend_on_what_ran_before():
+    """click keeps a command's help option once a context made it: the reference must name it
+    as a real invocation does, whether or not one came first."""
+    from click.testing import CliRunner
+
+    before = ref.reference(replcheck)
+    assert CliRunner().invoke(replcheck, ["check", "--help"]).exit_code == 0
+    assert ref.reference(replcheck) == before
+    assert "| `-h, --help` | Show this message and exit. |" in before

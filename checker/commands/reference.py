@@ -31,8 +31,10 @@ guide (docs/README.md) says what each command is for.
 
 def reference(group: click.Group) -> str:
     """The whole reference, as Markdown: every command of `group`, in the order `--help` lists
-    them, and every subcommand of a command that is itself a group."""
-    root = click.Context(group, info_name="replcheck")
+    them, and every subcommand of a command that is itself a group. Each context is made with
+    its command's own settings (`-h` as well as `--help`), as a real invocation makes it: click
+    keeps a command's help option once made, so a bare context would depend on what ran first."""
+    root = click.Context(group, info_name="replcheck", **group.context_settings)
     parts = [HEADER, _section(group, root, 2, overview=True)]
     parts += _commands(group, root, 2)
     return "\n".join(parts)
@@ -44,7 +46,7 @@ def _commands(group: click.Group, ctx: click.Context, level: int) -> list[str]:
         command = group.get_command(ctx, name)
         if command is None or command.hidden:
             continue
-        sub = click.Context(command, info_name=name, parent=ctx)
+        sub = click.Context(command, info_name=name, parent=ctx, **command.context_settings)
         parts.append(_section(command, sub, level))
         if isinstance(command, click.Group):
             parts += _commands(command, sub, level + 1)
