@@ -5,7 +5,9 @@ that it says what `replcheck COMMAND --help` says and cannot drift from it.
     python -m checker.commands.reference --check    # exit 1 if it is out of date
 
 Each command gets its usage line, its help text and a table of its options (the names, and
-the help click prints, defaults and choices included); a group's subcommands follow it.
+the help click prints, defaults and choices included); a group's subcommands follow it. Its
+arguments are in the usage line (click gives an argument no help of its own, and its versions
+differ on whether an argument has a help record at all).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def _section(command: click.Command, ctx: click.Context, level: int, overview: b
     text = inspect.cleandoc(command.help or "")
     if text:
         lines += [click.unstyle(_paragraphs(text)), ""]
-    rows = [record for param in command.get_params(ctx) if (record := param.get_help_record(ctx))]
+    rows = [record for param in command.get_params(ctx)
+            if isinstance(param, click.Option) and (record := param.get_help_record(ctx))]
     if rows:
         lines += ["| option | meaning |", "|---|---|"]
         lines += [f"| `{_cell(names)}` | {_cell(meaning)} |" for names, meaning in rows]
