@@ -21,7 +21,7 @@ def fingerprint(row):
     """The row's fingerprint as a signed 64-bit int (the order engines break ties by), never 0."""
     h = _OFFSET
     for i in range(row.shape[0]):
-        h = (h ^ np.uint64(np.uint8(row[i]))) * _PRIME
+        h = _mixed(h, row[i])
     return _finished(h)
 
 
@@ -35,14 +35,20 @@ def fingerprints(rows, m, out):
     while q + 4 <= m:
         a = b = c = d = _OFFSET
         for i in range(width):
-            a = (a ^ np.uint64(np.uint8(rows[q, i]))) * _PRIME
-            b = (b ^ np.uint64(np.uint8(rows[q + 1, i]))) * _PRIME
-            c = (c ^ np.uint64(np.uint8(rows[q + 2, i]))) * _PRIME
-            d = (d ^ np.uint64(np.uint8(rows[q + 3, i]))) * _PRIME
+            a = _mixed(a, rows[q, i])
+            b = _mixed(b, rows[q + 1, i])
+            c = _mixed(c, rows[q + 2, i])
+            d = _mixed(d, rows[q + 3, i])
         out[q], out[q + 1], out[q + 2], out[q + 3] = _finished(a), _finished(b), _finished(c), _finished(d)
         q += 4
     for r in range(q, m):
         out[r] = fingerprint(rows[r])
+
+
+@kernel
+def _mixed(h, slot):
+    """One FNV-1a step: the mix `h` with one more slot of a row folded in."""
+    return (h ^ np.uint64(np.uint8(slot))) * _PRIME
 
 
 @kernel
