@@ -23,6 +23,7 @@ from model.fetch.layout import (RUNNING, acked_epoch, acked_offset, alive, consu
 from model.fetch.state import NONE
 
 from .fetch_milestones import COMMITTED_MILESTONES, committed_milestone
+from .kafka_shapes import agrees_below_hw, on_readable
 
 
 @kernel
@@ -256,22 +257,6 @@ def leader_in_isr(s, lay):
 
 
 @kernel
-def agrees_below_hw(s, lay, r1, replicas):
-    """Every replica in `replicas` holds exactly r1's record at every offset below r1's HW (an
-    offset missing from either log is a disagreement; an empty set agrees vacuously)."""
-    h = hw(s, lay, r1)
-    for r2 in range(lay.replicas):
-        if not member(replicas, r2):
-            continue
-        if leo(s, lay, r1) < h or leo(s, lay, r2) < h:
-            return False
-        for offset in range(h):
-            if not same_record(s, lay, r1, r2, offset):
-                return False
-    return True
-
-
-@kernel
 def weak_isr(s, lay):
     """Every live replica that believes it leads agrees, below its HW, with every member of its
     own ISR view.
@@ -371,15 +356,6 @@ def broken_steps(s, code, t, lay, selected):
     return mask
 
 
-def _on_readable(predicate):
-    """A predicate over packed rows as a predicate over readable states."""
-    def holds(state) -> bool:
-        lay = fitting_layout(state)
-        return bool(predicate(encode(state, lay), lay))
-    holds.__doc__ = predicate.__doc__
-    return holds
-
-
 def _step_on_readable(predicate):
     """A step predicate over packed rows as one over readable (before, action, after)."""
     def holds(before, action, after) -> bool:
@@ -403,8 +379,8 @@ def eligible_leader_replicas(parameters: dict) -> bool:
 
 def _invariant(name: str, summary: str, predicate, needs_ghost: bool = False, only_when=None,
                milestones: tuple[str, ...] = ()) -> Invariant:
-    return Invariant(name, summary, _on_readable(predicate), needs_ghost, symmetric=True, kernel=predicate,
-                     only_when=only_when, milestones=milestones)
+    return Invariant(name, summary, on_readable(predicate, encode, fitting_layout), needs_ghost, symmetric=True,
+                     kernel=predicate, only_when=only_when, milestones=milestones)
 
 
 STATE_INVARIANTS = (

@@ -7,8 +7,10 @@ from __future__ import annotations
 from checker.invariant import Invariant
 from checker.kernel.jit import kernel
 from model.spec.codec import encode, fitting_layout
-from model.spec.layout import hw, isr, leader, leo, member, quorum_isr, quorum_leader, same_record
+from model.spec.layout import isr, leader, member, quorum_isr, quorum_leader
 from model.spec.state import NONE
+
+from .kafka_shapes import agrees_below_hw, on_readable
 
 
 @kernel
@@ -33,22 +35,6 @@ def leader_in_isr_or_none(s, lay):
 
 
 @kernel
-def isr_agrees_below_hw(s, lay, r1, replicas):
-    """Every replica in `replicas` holds exactly r1's record at every offset below r1's HW (an
-    offset missing from either log is a disagreement; an empty set agrees vacuously)."""
-    h = hw(s, lay, r1)
-    for r2 in range(lay.replicas):
-        if not member(replicas, r2):
-            continue
-        if leo(s, lay, r1) < h or leo(s, lay, r2) < h:
-            return False
-        for offset in range(h):
-            if not same_record(s, lay, r1, r2, offset):
-                return False
-    return True
-
-
-@kernel
 def weak_isr(s, lay):
     """Every replica that presumes leadership agrees, below its HW, with every member of the
     ISR it believes in.
@@ -57,7 +43,7 @@ def weak_isr(s, lay):
     replica it counts as in sync does not hold: the leader's own view of "committed" is
     already wrong, and a failover to that replica would lose or replace those records."""
     for r1 in range(lay.replicas):
-        if leader(s, lay, r1) == r1 and not isr_agrees_below_hw(s, lay, r1, isr(s, lay, r1)):
+        if leader(s, lay, r1) == r1 and not agrees_below_hw(s, lay, r1, isr(s, lay, r1)):
             return False
     return True
 
@@ -72,7 +58,7 @@ def strong_isr(s, lay):
     allows it outright; leader-epoch truncation (KIP-101, KIP-279) still allows it through a
     stale LeaderAndIsr request, until KIP-320 fences requests and fetches by epoch."""
     for r1 in range(lay.replicas):
-        if leader(s, lay, r1) == r1 and not isr_agrees_below_hw(s, lay, r1, quorum_isr(s, lay)):
+        if leader(s, lay, r1) == r1 and not agrees_below_hw(s, lay, r1, quorum_isr(s, lay)):
             return False
     return True
 
@@ -92,17 +78,9 @@ def violations(s, lay, selected):
     return mask
 
 
-def _on_readable(predicate):
-    """`predicate` over packed rows as a predicate over readable states."""
-    def holds(state) -> bool:
-        lay = fitting_layout(state)
-        return bool(predicate(encode(state, lay), lay))
-    holds.__doc__ = predicate.__doc__
-    return holds
-
-
 def _invariant(name: str, summary: str, predicate, named_only: str = "") -> Invariant:
-    return Invariant(name, summary, _on_readable(predicate), kernel=predicate, named_only=named_only)
+    return Invariant(name, summary, on_readable(predicate, encode, fitting_layout), kernel=predicate,
+                     named_only=named_only)
 
 
 INVARIANTS = (

@@ -120,3 +120,49 @@ def test_only_the_command_line_imports_it():
     outside = [n for n in MODULES if not _within(n, ["checker.commands", "cli", "benchmarks"])]
     assert {n: sorted(IMPORTS[n] & {t for t in MODULES if _within(t, ["checker.commands", "cli"])})
             for n in outside if any(_within(t, ["checker.commands", "cli"]) for t in IMPORTS[n])} == {}
+
+
+RUN = 6
+"""Identical lines in a row that count as code written twice."""
+
+
+def _code_lines(path: Path) -> list[str]:
+    """The file's lines as the copy check reads them: stripped, without blank lines, comments,
+    lone punctuation and imports (a statement over several lines counts as one)."""
+    tree = ast.parse(path.read_text())
+    imports = {line for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+               for line in range(node.lineno, node.end_lineno + 1)}
+    kept = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.strip()
+        if number in imports or not text or text.startswith("#") or not any(c.isalnum() for c in text):
+            continue
+        kept.append(text)
+    return kept
+
+
+def _runs(paths) -> dict[tuple[str, ...], Path]:
+    return {tuple(lines[i:i + RUN]): path for path in paths for lines in [_code_lines(path)]
+            for i in range(len(lines) - RUN + 1)}
+
+
+@pytest.mark.parametrize("first, second", [("model/spec", "model/fetch"),
+                                           ("invariants/spec.py", "invariants/fetch.py")])
+def test_no_run_of_six_identical_lines_stands_in_both_kafka_models(first, second):
+    """What both Kafka models share is written once (`model.kafka_accessors`,
+    `invariants.kafka_shapes`); code of the same shape with other names may stay."""
+    def files(place):
+        path = ROOT / place
+        return sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+    theirs = _runs(files(second))
+    both = {run: (path.relative_to(ROOT).as_posix(), theirs[run].relative_to(ROOT).as_posix())
+            for run, path in _runs(files(first)).items() if run in theirs}
+    assert both == {}
+
+
+def test_the_copy_check_finds_a_copy(tmp_path):
+    body = "\n".join(f"    total += {i}" for i in range(RUN))
+    (tmp_path / "a.py").write_text(f"import os\n\n\ndef f(total):\n{body}\n    return total\n")
+    (tmp_path / "b.py").write_text(f"from x import y\n\n\ndef g(total):\n    # a comment\n{body}\n")
+    assert set(_runs([tmp_path / "a.py"])) & set(_runs([tmp_path / "b.py"]))

@@ -98,7 +98,7 @@ def test_decoded_view_agrees_with_the_compiled_search():
 def test_ghost_slots_exist_only_with_ghost_on():
     plain = build_model("fetch", "kip320").kernel.layout
     ghost = build_model("fetch", "kip320", ghost=True).kernel.layout
-    assert plain.broker_base == HEADER < ghost.broker_base
+    assert plain.replica_base == HEADER < ghost.replica_base
     assert plain.width < ghost.width
 
 

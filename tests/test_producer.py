@@ -91,7 +91,7 @@ def test_without_retries_the_row_and_the_producer_are_as_before():
     assert (plain.kernel.layout.width, ghost.kernel.layout.width) == (88, 104)  # the widths before --retries
     for model in (plain, ghost):
         lay = model.kernel.layout
-        assert lay.producer_base == lay.requests_at == lay.broker_base  # no producer slots
+        assert lay.producer_base == lay.requests_at == lay.replica_base  # no producer slots
         state = after(model, LEADS)
         assert state.producer == state.requests == ()
         assert {a[0] for a, _ in model.successors(state)} >= {"ProducerWrite"}

@@ -110,7 +110,7 @@ def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
     elif state.fencings:
         raise ValueError("a state with fenced brokers needs a model built with --max-fencings")
     for r, b in enumerate(state.brokers):
-        at = lay.broker_base + r * lay.broker_stride
+        at = lay.replica_base + r * lay.replica_stride
         row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
              at + CACHE_SIZE]] = (b.alive, b.leo, b.flushed, b.checkpoint, b.hw, b.epoch, b.leader, b.isr, len(b.cache))
         _records(row, at + LOG, b.log)
@@ -166,7 +166,7 @@ def decode(row, lay: FetchLayout) -> FetchState:
     clean, unclean = (v[lay.elr_at + CLEAN_STOPS], v[lay.elr_at + UNCLEAN_STOPS]) if kip966 else (0, 0)
     brokers = []
     for r in range(lay.replicas):
-        at = lay.broker_base + r * lay.broker_stride
+        at = lay.replica_base + r * lay.replica_stride
         log = tuple(Record(*pair) for pair in _pairs(v, at + LOG, v[at + LEO]))
         inbox = tuple(LeaderAndIsr(e, v[at + lay.inbox_at + 2 * e] - 2, v[at + lay.inbox_at + 2 * e + 1])
                       for e in range(lay.max_epoch + 1) if v[at + lay.inbox_at + 2 * e] != NOT_SENT)

@@ -1,5 +1,6 @@
 """The `fetch` model's packed state: one row of int8 slots, read and written through the named
-accessors below (the only code that knows offsets).
+accessors below and those both Kafka models share (`model.kafka_accessors`, re-exported here:
+a broker's HW, epoch, leader, ISR, LEO and log), the only code that knows offsets.
 
     header      next_record_id, crashes, controller (epoch, leader, ISR, offline), and the
                 ghost consumer HW and number of pending acks=all writes
@@ -39,11 +40,14 @@ from typing import Mapping, NamedTuple
 from checker.kernel.bits import popcount
 from checker.kernel.jit import kernel
 
+from ..kafka_accessors import (NEXT_RECORD_ID, append, block_at, count_write, epoch, hw, isr, leader,  # noqa: F401
+                               leo, member, next_record_id, record_epoch, record_id, same_record, set_hw, set_isr,
+                               set_view, truncate)
 from .bounds import FetchConfig
 from .rules import RULES
 from .state import APPENDED
 
-NEXT_RECORD_ID, CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(9)
+CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(1, 9)  # after NEXT_RECORD_ID
 PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
 """The slots of one pending write, and how many there are."""
 SEND_STATUS, SEND_LEADER, SEND_EPOCH, SEND_OFFSET, SEND_RECORD_EPOCH, SEND_SLOTS = range(6)
@@ -109,12 +113,15 @@ class FetchLayout(NamedTuple):
     elr_at: int
     disks_at: int
     fencings_at: int
-    broker_base: int
-    broker_stride: int
+    replica_base: int
+    replica_stride: int
     fetched_at: int
     cache_at: int
     remote_at: int
     inbox_at: int
+    view_at: int
+    leo_at: int
+    log_at: int
 
 
 assert FetchLayout._fields[FetchLayout._fields.index("truncation"):][:len(RULES)] == tuple(rule.key for rule in RULES)
@@ -147,16 +154,10 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
                        int(config.retries), config.max_in_flight, int(config.idempotence),
                        *(rule.index(rules[rule.name]) for rule in RULES),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
-                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at, HW, LEO, LOG)
 
 
-# ----- replica sets --------------------------------------------------------------------------------
-
-
-@kernel
-def member(replicas, r):
-    """Replica r is in the replica set (bitmask) `replicas`."""
-    return (replicas >> r) & 1 == 1
+# ----- replica sets (and `member`, shared) -------------------------------------------------------------
 
 
 @kernel
@@ -165,19 +166,7 @@ def size(replicas):
     return popcount(replicas)
 
 
-# ----- producer writes and crashes -----------------------------------------------------------------
-
-
-@kernel
-def next_record_id(s, lay):
-    """How many producer writes have happened (the next write's id)."""
-    return s[NEXT_RECORD_ID]
-
-
-@kernel
-def count_write(t, lay):
-    """One more producer write has happened."""
-    t[NEXT_RECORD_ID] += 1
+# ----- crashes (producer writes: shared) -----------------------------------------------------------
 
 
 @kernel
@@ -323,110 +312,42 @@ def set_last_stop(t, lay, r, how):
 
 
 @kernel
-def _at(lay, r):
-    return lay.broker_base + r * lay.broker_stride
-
-
-@kernel
 def alive(s, lay, r):
     """Broker r is up."""
-    return s[_at(lay, r) + ALIVE] == 1
+    return s[block_at(lay, r) + ALIVE] == 1
 
 
 @kernel
 def set_alive(t, lay, r, up):
     """Broker r goes up (True) or down (False)."""
-    t[_at(lay, r) + ALIVE] = 1 if up else 0
-
-
-@kernel
-def leo(s, lay, r):
-    """Broker r's log end offset: the next offset to be written (its log's length)."""
-    return s[_at(lay, r) + LEO]
+    t[block_at(lay, r) + ALIVE] = 1 if up else 0
 
 
 @kernel
 def flushed(s, lay, r):
     """How many of broker r's records are on disk (the rest are in the page cache)."""
-    return s[_at(lay, r) + FLUSHED]
+    return s[block_at(lay, r) + FLUSHED]
 
 
 @kernel
 def set_flushed(t, lay, r, value):
     """The first `value` records of broker r's log are on disk."""
-    t[_at(lay, r) + FLUSHED] = value
+    t[block_at(lay, r) + FLUSHED] = value
 
 
 @kernel
 def checkpoint(s, lay, r):
     """The HW broker r last wrote to its checkpoint file."""
-    return s[_at(lay, r) + CHECKPOINT]
+    return s[block_at(lay, r) + CHECKPOINT]
 
 
 @kernel
 def set_checkpoint(t, lay, r, value):
     """Broker r's HW checkpoint file holds `value`."""
-    t[_at(lay, r) + CHECKPOINT] = value
+    t[block_at(lay, r) + CHECKPOINT] = value
 
 
-@kernel
-def hw(s, lay, r):
-    """Broker r's high watermark."""
-    return s[_at(lay, r) + HW]
-
-
-@kernel
-def set_hw(t, lay, r, value):
-    """Broker r's HW becomes `value`."""
-    t[_at(lay, r) + HW] = value
-
-
-@kernel
-def epoch(s, lay, r):
-    """The leader epoch broker r knows (NO_EPOCH before any LeaderAndIsr since it started)."""
-    return s[_at(lay, r) + EPOCH]
-
-
-@kernel
-def leader(s, lay, r):
-    """The leader broker r follows (itself when it leads; NONE when it knows none)."""
-    return s[_at(lay, r) + LEADER]
-
-
-@kernel
-def isr(s, lay, r):
-    """The ISR broker r keeps as leader (0 otherwise)."""
-    return s[_at(lay, r) + ISR]
-
-
-@kernel
-def set_isr(t, lay, r, value):
-    """Broker r's ISR becomes `value`."""
-    t[_at(lay, r) + ISR] = value
-
-
-@kernel
-def set_view(t, lay, r, new_epoch, new_leader, new_isr):
-    """Broker r's leader epoch, leader and ISR become these."""
-    at = _at(lay, r)
-    t[at + EPOCH] = new_epoch
-    t[at + LEADER] = new_leader
-    t[at + ISR] = new_isr
-
-
-# ----- a broker's log --------------------------------------------------------------------------------
-
-
-@kernel
-def record_id(s, lay, r, offset):
-    """The producer-write id of the record at `offset` in broker r's log."""
-    return s[_at(lay, r) + LOG + 2 * offset]
-
-
-@kernel
-def record_epoch(s, lay, r, offset):
-    """The leader epoch of the record at `offset` in broker r's log."""
-    return s[_at(lay, r) + LOG + 2 * offset + 1]
+# ----- a broker's log (the rest is shared) ------------------------------------------------------------
 
 
 @kernel
@@ -435,58 +356,32 @@ def has_record(s, lay, r, offset, rid, repoch):
     return offset < leo(s, lay, r) and record_id(s, lay, r, offset) == rid and record_epoch(s, lay, r, offset) == repoch
 
 
-@kernel
-def same_record(s, lay, r1, r2, offset):
-    """Brokers r1 and r2 hold the very same record (id and epoch) at `offset`."""
-    return (record_id(s, lay, r1, offset) == record_id(s, lay, r2, offset)
-            and record_epoch(s, lay, r1, offset) == record_epoch(s, lay, r2, offset))
-
-
-@kernel
-def append(t, lay, r, rid, repoch):
-    """Broker r appends record (rid, repoch) at its LEO (in the page cache)."""
-    at = _at(lay, r)
-    end = t[at + LEO]
-    t[at + LOG + 2 * end] = rid
-    t[at + LOG + 2 * end + 1] = repoch
-    t[at + LEO] = end + 1
-
-
-@kernel
-def truncate(t, lay, r, k):
-    """Broker r keeps the first k records of its log."""
-    at = _at(lay, r)
-    for i in range(2 * k, 2 * t[at + LEO]):
-        t[at + LOG + i] = 0
-    t[at + LEO] = k
-
-
 # ----- a broker's leader-epoch cache -------------------------------------------------------------------
 
 
 @kernel
 def cache_size(s, lay, r):
     """How many (epoch, start offset) entries broker r's leader-epoch cache holds."""
-    return s[_at(lay, r) + CACHE_SIZE]
+    return s[block_at(lay, r) + CACHE_SIZE]
 
 
 @kernel
 def cache_epoch(s, lay, r, i):
     """The leader epoch of entry i of broker r's epoch cache."""
-    return s[_at(lay, r) + lay.cache_at + 2 * i]
+    return s[block_at(lay, r) + lay.cache_at + 2 * i]
 
 
 @kernel
 def cache_start(s, lay, r, i):
     """The first offset of entry i's epoch in broker r's log."""
-    return s[_at(lay, r) + lay.cache_at + 2 * i + 1]
+    return s[block_at(lay, r) + lay.cache_at + 2 * i + 1]
 
 
 @kernel
 def cache_push(t, lay, r, e, start):
     """Broker r's epoch cache gets entry (e, start) at its end. Epochs in a cache only grow,
     so it never holds more than max_epoch + 1 entries."""
-    at = _at(lay, r)
+    at = block_at(lay, r)
     i = t[at + CACHE_SIZE]
     if i > lay.max_epoch:
         raise ValueError("leader-epoch cache overflow: more entries than epochs")
@@ -499,7 +394,7 @@ def cache_push(t, lay, r, e, start):
 def cache_trim(t, lay, r, k):
     """Broker r's epoch cache drops the entries that start at offset k or later (its log was
     cut to k records)."""
-    at = _at(lay, r)
+    at = block_at(lay, r)
     keep = 0
     while keep < t[at + CACHE_SIZE] and t[at + lay.cache_at + 2 * keep + 1] < k:
         keep += 1
@@ -515,7 +410,7 @@ def cache_trim(t, lay, r, k):
 def remote_leo(s, lay, r, f):
     """The LEO leader r knows of replica f: the offset of f's latest FETCH (-1 unknown), whether
     or not f has restarted since (see `mark_remote_stale`)."""
-    raw = s[_at(lay, r) + lay.remote_at + f]
+    raw = s[block_at(lay, r) + lay.remote_at + f]
     return raw if raw >= -1 else -2 - raw
 
 
@@ -523,7 +418,7 @@ def remote_leo(s, lay, r, f):
 def remote_fresh(s, lay, r, f):
     """Leader r's remote LEO of replica f came from a FETCH of f's current incarnation (KIP-903:
     the leader keeps the broker epoch of each follower's FETCH)."""
-    return s[_at(lay, r) + lay.remote_at + f] >= 0
+    return s[block_at(lay, r) + lay.remote_at + f] >= 0
 
 
 @kernel
@@ -532,7 +427,7 @@ def mark_remote_stale(t, lay, f):
     incarnation (a broker epoch that is no longer f's). The value is kept (the HW still counts
     it); it is stored as -2 - LEO, so that the row needs no extra slot."""
     for r in range(lay.replicas):
-        at = _at(lay, r) + lay.remote_at + f
+        at = block_at(lay, r) + lay.remote_at + f
         if t[at] >= 0:
             t[at] = -2 - t[at]
 
@@ -547,7 +442,7 @@ def known_leo(s, lay, r, f):
 @kernel
 def set_remote_leo(t, lay, r, f, value):
     """Leader r records `value` as replica f's remote LEO."""
-    t[_at(lay, r) + lay.remote_at + f] = value
+    t[block_at(lay, r) + lay.remote_at + f] = value
 
 
 # ----- the one in-flight fetch of a follower --------------------------------------------------------------
@@ -556,61 +451,61 @@ def set_remote_leo(t, lay, r, f, value):
 @kernel
 def fetch_kind(s, lay, f):
     """What is in follower f's fetch slot: IDLE, REQUEST, RESPONSE, REFUSED or DIVERGING."""
-    return s[_at(lay, f) + FETCH_KIND]
+    return s[block_at(lay, f) + FETCH_KIND]
 
 
 @kernel
 def fetch_leader(s, lay, f):
     """The leader f's in-flight FETCH went to (or its answer came from)."""
-    return s[_at(lay, f) + FETCH_LEADER]
+    return s[block_at(lay, f) + FETCH_LEADER]
 
 
 @kernel
 def fetch_offset(s, lay, f):
     """The fetch offset of f's in-flight FETCH (or of the one it answers)."""
-    return s[_at(lay, f) + FETCH_OFFSET]
+    return s[block_at(lay, f) + FETCH_OFFSET]
 
 
 @kernel
 def fetch_epoch(s, lay, f):
     """The leader epoch f's in-flight FETCH carries."""
-    return s[_at(lay, f) + FETCH_EPOCH]
+    return s[block_at(lay, f) + FETCH_EPOCH]
 
 
 @kernel
 def fetch_hw(s, lay, f):
     """The leader's HW attached to the response f has in flight."""
-    return s[_at(lay, f) + FETCH_HW]
+    return s[block_at(lay, f) + FETCH_HW]
 
 
 @kernel
 def diverging_end(s, lay, f):
     """The offset up to which f's log agrees with the leader's, carried by a DIVERGING answer."""
-    return s[_at(lay, f) + FETCH_HW]
+    return s[block_at(lay, f) + FETCH_HW]
 
 
 @kernel
 def fetched_count(s, lay, f):
     """How many records the response f has in flight carries."""
-    return s[_at(lay, f) + FETCH_COUNT]
+    return s[block_at(lay, f) + FETCH_COUNT]
 
 
 @kernel
 def fetched_id(s, lay, f, i):
     """The id of the i-th record of f's in-flight response."""
-    return s[_at(lay, f) + lay.fetched_at + 2 * i]
+    return s[block_at(lay, f) + lay.fetched_at + 2 * i]
 
 
 @kernel
 def fetched_epoch(s, lay, f, i):
     """The leader epoch of the i-th record of f's in-flight response."""
-    return s[_at(lay, f) + lay.fetched_at + 2 * i + 1]
+    return s[block_at(lay, f) + lay.fetched_at + 2 * i + 1]
 
 
 @kernel
 def clear_fetch(t, lay, f):
     """Follower f has nothing in flight."""
-    at = _at(lay, f)
+    at = block_at(lay, f)
     for i in range(FETCH_KIND, FETCH_COUNT + 1):
         t[at + i] = 0
     for i in range(2 * lay.log_size):
@@ -621,7 +516,7 @@ def clear_fetch(t, lay, f):
 def send_fetch(t, lay, f, ldr, offset, e):
     """Follower f sends FETCH(offset, its leader epoch e) to `ldr`."""
     clear_fetch(t, lay, f)
-    at = _at(lay, f)
+    at = block_at(lay, f)
     t[at + FETCH_KIND] = REQUEST
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
@@ -632,7 +527,7 @@ def send_fetch(t, lay, f, ldr, offset, e):
 def refuse_fetch(t, lay, f, ldr, offset):
     """`ldr` answers f's FETCH at `offset` with an error (not leader, or fenced)."""
     clear_fetch(t, lay, f)
-    at = _at(lay, f)
+    at = block_at(lay, f)
     t[at + FETCH_KIND] = REFUSED
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
@@ -643,7 +538,7 @@ def diverge_fetch(t, lay, f, ldr, offset, end):
     """`ldr` answers f's FETCH at `offset`: f's log diverges from its own, and the two agree up
     to offset `end` (KRaft's DivergingEpoch answer)."""
     clear_fetch(t, lay, f)
-    at = _at(lay, f)
+    at = block_at(lay, f)
     t[at + FETCH_KIND] = DIVERGING
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
@@ -655,7 +550,7 @@ def answer_fetch(t, lay, f, ldr, offset):
     """`ldr` answers f's FETCH at `offset` with the records of its log from that offset on and
     its current HW."""
     clear_fetch(t, lay, f)
-    at = _at(lay, f)
+    at = block_at(lay, f)
     t[at + FETCH_KIND] = RESPONSE
     t[at + FETCH_LEADER] = ldr
     t[at + FETCH_OFFSET] = offset
@@ -673,25 +568,25 @@ def answer_fetch(t, lay, f, ldr, offset):
 @kernel
 def has_request(s, lay, r, e):
     """Broker r has epoch e's LeaderAndIsr request waiting."""
-    return s[_at(lay, r) + lay.inbox_at + 2 * e] != NOT_SENT
+    return s[block_at(lay, r) + lay.inbox_at + 2 * e] != NOT_SENT
 
 
 @kernel
 def request_leader(s, lay, r, e):
     """The leader named by the epoch-e request in broker r's inbox (NONE: offline)."""
-    return s[_at(lay, r) + lay.inbox_at + 2 * e] - 2
+    return s[block_at(lay, r) + lay.inbox_at + 2 * e] - 2
 
 
 @kernel
 def request_isr(s, lay, r, e):
     """The ISR sent with the epoch-e request in broker r's inbox."""
-    return s[_at(lay, r) + lay.inbox_at + 2 * e + 1]
+    return s[block_at(lay, r) + lay.inbox_at + 2 * e + 1]
 
 
 @kernel
 def deliver(t, lay, r, e, ldr, replicas):
     """LeaderAndIsr(epoch e, leader, ISR) is put in broker r's inbox."""
-    at = _at(lay, r) + lay.inbox_at + 2 * e
+    at = block_at(lay, r) + lay.inbox_at + 2 * e
     t[at] = ldr + 2
     t[at + 1] = replicas
 
@@ -700,7 +595,7 @@ def deliver(t, lay, r, e, ldr, replicas):
 def drop_requests_up_to(t, lay, r, e):
     """Broker r forgets the requests of epoch e and earlier (no longer worth handling); e = -1
     keeps them all, e = max_epoch empties the inbox."""
-    at = _at(lay, r) + lay.inbox_at
+    at = block_at(lay, r) + lay.inbox_at
     for i in range(2 * (e + 1)):
         t[at + i] = 0
 

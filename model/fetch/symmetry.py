@@ -35,7 +35,7 @@ def permute_head(s, lay, perm, t):
 @kernel
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every replica r renamed perm[r]."""
-    move_blocks(s, perm, lay.replicas, lay.broker_base, lay.broker_stride, t)
+    move_blocks(s, perm, lay.replicas, lay.replica_base, lay.replica_stride, t)
     permute_head(s, lay, perm, t)
     for i in range(s[PENDING_COUNT]):
         at = HEADER + PENDING_SLOTS * i + PENDING_LEADER
@@ -52,8 +52,8 @@ def permute(s, lay, perm, t):
         for at in (ELR_SET, CLEAN_STOPS, UNCLEAN_STOPS):
             t[lay.elr_at + at] = rename_set(perm, s[lay.elr_at + at])
     for r in range(lay.replicas):
-        source = lay.broker_base + r * lay.broker_stride
-        target = lay.broker_base + perm[r] * lay.broker_stride
+        source = lay.replica_base + r * lay.replica_stride
+        target = lay.replica_base + perm[r] * lay.replica_stride
         t[target + LEADER] = rename(perm, s[source + LEADER])
         t[target + ISR] = rename_set(perm, s[source + ISR])
         if s[source + FETCH_KIND] != IDLE:

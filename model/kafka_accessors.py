@@ -1,0 +1,146 @@
+"""What the packed rows of both Kafka models (`spec` and `fetch`) share, and its accessors.
+
+Both rows start with the count of producer writes so far (slot `NEXT_RECORD_ID`), both name
+replica sets as bitmasks, and both keep one block of slots per replica, replica r's at
+`lay.replica_base + r * lay.replica_stride`. In that block: the replica's view of the partition,
+four slots from `lay.view_at` (its HW, the leader epoch it knows, the leader it follows and the
+ISR it knows or keeps, in that order), its log end offset at `lay.leo_at`, and its log from
+`lay.log_at`, one (record id, leader epoch) pair per offset. Each model's layout tuple names
+these places (`replicas`, `replica_base`, `replica_stride`, `view_at`, `leo_at`, `log_at`), and
+its own layout module re-exports these accessors beside those only it has, so a rule reads
+`hw(s, lay, r)` whichever model it belongs to.
+"""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+
+NEXT_RECORD_ID = 0
+"""The row's first slot: how many producer writes have happened."""
+VIEW_HW, VIEW_EPOCH, VIEW_LEADER, VIEW_ISR = range(4)
+"""A replica's view of the partition, slot by slot from its block's `view_at`."""
+
+
+# ----- producer writes ---------------------------------------------------------------------------
+
+
+@kernel
+def next_record_id(s, lay):
+    """How many producer writes have happened (the next write's id)."""
+    return s[NEXT_RECORD_ID]
+
+
+@kernel
+def count_write(t, lay):
+    """One more producer write has happened."""
+    t[NEXT_RECORD_ID] += 1
+
+
+# ----- replica sets ------------------------------------------------------------------------------
+
+
+@kernel
+def member(replicas, r):
+    """Replica r is in the replica set (bitmask) `replicas`."""
+    return (replicas >> r) & 1 == 1
+
+
+# ----- one replica's view: HW, epoch, leader, ISR ------------------------------------------------
+
+
+@kernel
+def block_at(lay, r):
+    """Where replica r's block of slots starts."""
+    return lay.replica_base + r * lay.replica_stride
+
+
+@kernel
+def hw(s, lay, r):
+    """Replica r's high watermark."""
+    return s[block_at(lay, r) + lay.view_at + VIEW_HW]
+
+
+@kernel
+def set_hw(t, lay, r, value):
+    """Replica r's HW becomes `value`."""
+    t[block_at(lay, r) + lay.view_at + VIEW_HW] = value
+
+
+@kernel
+def epoch(s, lay, r):
+    """The leader epoch replica r knows (-1 before it heard of any)."""
+    return s[block_at(lay, r) + lay.view_at + VIEW_EPOCH]
+
+
+@kernel
+def leader(s, lay, r):
+    """The leader replica r follows (itself when it leads; NONE when it knows none)."""
+    return s[block_at(lay, r) + lay.view_at + VIEW_LEADER]
+
+
+@kernel
+def isr(s, lay, r):
+    """The ISR replica r knows (`spec`) or keeps as leader (`fetch`)."""
+    return s[block_at(lay, r) + lay.view_at + VIEW_ISR]
+
+
+@kernel
+def set_isr(t, lay, r, value):
+    """Replica r's ISR becomes `value`."""
+    t[block_at(lay, r) + lay.view_at + VIEW_ISR] = value
+
+
+@kernel
+def set_view(t, lay, r, new_epoch, new_leader, new_isr):
+    """Replica r's leader epoch, leader and ISR become these (it takes a LeaderAndIsr)."""
+    at = block_at(lay, r) + lay.view_at
+    t[at + VIEW_EPOCH] = new_epoch
+    t[at + VIEW_LEADER] = new_leader
+    t[at + VIEW_ISR] = new_isr
+
+
+# ----- one replica's log -------------------------------------------------------------------------
+
+
+@kernel
+def leo(s, lay, r):
+    """Replica r's log end offset: the next offset to be written (its log's length)."""
+    return s[block_at(lay, r) + lay.leo_at]
+
+
+@kernel
+def record_id(s, lay, r, offset):
+    """The producer-write id of the record at `offset` in replica r's log."""
+    return s[block_at(lay, r) + lay.log_at + 2 * offset]
+
+
+@kernel
+def record_epoch(s, lay, r, offset):
+    """The leader epoch of the record at `offset` in replica r's log."""
+    return s[block_at(lay, r) + lay.log_at + 2 * offset + 1]
+
+
+@kernel
+def same_record(s, lay, r1, r2, offset):
+    """Replicas r1 and r2 hold the very same record (id and epoch) at `offset`."""
+    return (record_id(s, lay, r1, offset) == record_id(s, lay, r2, offset)
+            and record_epoch(s, lay, r1, offset) == record_epoch(s, lay, r2, offset))
+
+
+@kernel
+def append(t, lay, r, rid, repoch):
+    """Replica r appends record (rid, repoch) at its LEO."""
+    at = block_at(lay, r)
+    end = t[at + lay.leo_at]
+    t[at + lay.log_at + 2 * end] = rid
+    t[at + lay.log_at + 2 * end + 1] = repoch
+    t[at + lay.leo_at] = end + 1
+
+
+@kernel
+def truncate(t, lay, r, k):
+    """Replica r keeps the first k records of its log."""
+    at = block_at(lay, r)
+    for i in range(2 * k, 2 * t[at + lay.leo_at]):
+        t[at + lay.log_at + i] = 0
+    t[at + lay.leo_at] = k
