@@ -119,9 +119,9 @@ class FetchLayout(NamedTuple):
     cache_at: int
     remote_at: int
     inbox_at: int
-    view_at: int
-    leo_at: int
-    log_at: int
+
+    VIEW_AT, LEO_AT, LOG_AT = HW, LEO, LOG
+    """Where a broker's view, LEO and log start in its block (see `model.kafka_accessors`)."""
 
 
 assert FetchLayout._fields[FetchLayout._fields.index("truncation"):][:len(RULES)] == tuple(rule.key for rule in RULES)
@@ -154,7 +154,7 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
                        int(config.retries), config.max_in_flight, int(config.idempotence),
                        *(rule.index(rules[rule.name]) for rule in RULES),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
-                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at, HW, LEO, LOG)
+                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 
 
 # ----- replica sets (and `member`, shared) -------------------------------------------------------------

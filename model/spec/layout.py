@@ -41,9 +41,9 @@ class SpecLayout(NamedTuple):
     width: int
     replica_base: int
     replica_stride: int
-    view_at: int
-    leo_at: int
-    log_at: int
+
+    VIEW_AT, LEO_AT, LOG_AT = HW, LEO, LOG
+    """Where a replica's view, LEO and log start in its block (see `model.kafka_accessors`)."""
 
 
 VARIANT_NAMES = ("hw", "kip101", "kip279", "kip320")
@@ -56,7 +56,7 @@ def spec_layout(bounds: SpecBounds, variant: str) -> SpecLayout:
     stride = LOG + 2 * bounds.log_size
     width = -(-(base + bounds.replicas * stride) // 8) * 8
     return SpecLayout(bounds.replicas, bounds.log_size, bounds.max_records, bounds.max_epoch,
-                      VARIANT_NAMES.index(variant), width, base, stride, HW, LEO, LOG)
+                      VARIANT_NAMES.index(variant), width, base, stride)
 
 
 # ----- the controller's quorum state and its LeaderAndIsr requests ------------------------------
