@@ -39,7 +39,7 @@ try:  # Ctrl-C while the command tree is built is one line too
         from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
         from checker.commands.paths import NonEmptyPath
         from checker.file_roles import INPUT, OUTPUT, OWNED
-        from checker.engines import ENGINES, SMALL
+        from checker.jobs.engines import ENGINES, SMALL
         from checker.spark.master_url import master_problem
         from checker.simulation.weightings import WEIGHTINGS
         from model.registry import MODELS

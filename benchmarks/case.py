@@ -51,7 +51,7 @@ def parse_bounds(text: str) -> dict:
 def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, memory_budget, compile_only):
     """Run one exploration to the end and print its figures as JSON."""
     started = time.perf_counter()
-    from checker.engines import engine_session
+    from checker.jobs.engines import engine_session
     from checker.invariant import applies
     from checker.progress import prepare_kernels
     from invariants.registry import select

@@ -28,7 +28,7 @@ import time
 
 import click
 
-from checker.engines import simulation_session
+from checker.jobs.engines import simulation_session
 from checker.progress import prepare_kernels
 from invariants.registry import select
 from model.registry import build_model

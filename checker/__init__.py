@@ -10,8 +10,8 @@ The rooms (docs/architecture.md draws them; tests/test_architecture.py holds the
   (`model.params`, `model.rules`, `model.registry`, `invariants.registry`), never a model.
 - rooms built on it: `simulation` (random walks), `spark` (the Spark engine; it may import
   `simulation`) and `ci` (JUnit reports, manifests of expected verdicts).
-- `engines`, `search_jobs`, `ablation` and `ablation_report` put those rooms together (choose an
-  engine, run searches on either, report an analysis as JUnit).
+- `jobs` puts those rooms together: it chooses an engine, runs searches on it (many side by
+  side for an ablation) and reports an analysis as JUnit.
 - `commands`: each command's body, the command line's room; it may import everything,
   models included, and nothing outside `cli.py` and `benchmarks` imports it.
 """

@@ -66,7 +66,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str], coverage: b
 
 def engine_words(results: list[CheckResult]) -> str:
     """The engine of these searches, saying which of them stayed in the driver process
-    (`checker.engines`: the Spark engine's small searches)."""
+    (`checker.jobs.engines`: the Spark engine's small searches)."""
     engine = results[0].engine
     small = [r.variant or r.model for r in results if r.engine_options.get("ran")]
     if not small:

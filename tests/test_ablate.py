@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.ablation import switched_one_at_a_time
+from checker.jobs.ablation import switched_one_at_a_time
 from conftest import run_cli
 from model.fetch.rules import RULE_BOOK
 from traces.store import load_trace
@@ -82,7 +82,7 @@ def test_minimal_gives_the_same_answer_on_spark():
 def test_a_search_that_outgrows_its_task_is_searched_on_every_task_with_the_same_answer():
     """Jobs past the one-task limit (here 2,000 states) are searched again by the distributed
     engine: the verdicts, counts, depths and shortest traces are those of the local engine."""
-    from checker.search_jobs import Job, job_session
+    from checker.jobs.search_jobs import Job, job_session
 
     bounds = {"replicas": 2}
     jobs = [Job("fetch", variant, bounds, "committed-survives", True) for variant in ("kip101", "kip101+truncation=hw")]

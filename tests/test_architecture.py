@@ -22,8 +22,8 @@ MODEL_PACKAGES = ("model.fetch", "model.spec", "model.two_phase",
 ENGINE_ROOMS = ("checker.spark", "checker.simulation", "checker.ci", "checker.commands")
 """The rooms built on the generic search."""
 
-FRONT = ("checker.engines", "checker.search_jobs", "checker.ablation", "checker.ablation_report")
-"""The checker's modules that put rooms together (choose an engine, run searches on either,
+FRONT = ("checker.jobs",)
+"""The room that puts the engine rooms together (choose an engine, run searches on either,
 write an analysis as JUnit): above the engine rooms, below the command line."""
 
 MAY_IMPORT = {

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from checker.engines import simulation_session
+from checker.jobs.engines import simulation_session
 from checker.kernel.prng import walk_seed
 from checker.kernel.steps import kind_of
 from checker.kernel.walk_weights import ACTORS

@@ -304,7 +304,7 @@ def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monk
     and says so; past `SMALL` states it drops that search and runs on Spark, to the same result."""
     import contextlib
 
-    import checker.engines as engines
+    import checker.jobs.engines as engines
     import checker.spark.context
 
     started = []

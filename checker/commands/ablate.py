@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import click
 
-from checker import ablation
-from checker.ablation_report import (ablation_json, ablation_suite, minimal_lines, minimal_table, one_at_a_time_table)
+from checker.jobs import ablation
+from checker.jobs.ablation_report import (ablation_json, ablation_suite, minimal_lines, minimal_table, one_at_a_time_table)
 from checker.spark.java import EngineUnavailable
 from checker.progress import prepare_kernels
-from checker.search_jobs import ONE_TASK, Job, job_session
+from checker.jobs.search_jobs import ONE_TASK, Job, job_session
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from checker.checkpoint.identity import CheckpointError
-from checker.engines import engine_session
+from checker.jobs.engines import engine_session
 from checker.interrupts import Terminated
 from checker.spark.java import EngineUnavailable
 from checker.progress import level_progress, prepare_kernels

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import click
 
 from checker.ci import junit as junit_xml
-from checker.engines import simulation_session
+from checker.jobs.engines import simulation_session
 from checker.spark.java import EngineUnavailable
 from checker.progress import prepare_kernels, walk_progress
 from checker.simulation.shorten import shorten

@@ -18,7 +18,7 @@ import time
 from contextlib import ExitStack, contextmanager
 from functools import partial
 
-from .local import explore
+from ..local import explore
 
 ENGINES = ("spark", "local")
 SMALL = 1_000_000
@@ -40,8 +40,8 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
     if engine == "local":
         yield partial(explore, memory_budget=memory_budget, work_dir=work_dir)
         return
-    from .spark.engine import check_budget, explore_spark
-    from .spark.context import spark_context
+    from ..spark.engine import check_budget, explore_spark
+    from ..spark.context import spark_context
 
     with ExitStack() as stack:
         contexts = []
@@ -70,7 +70,7 @@ def simulation_session(engine: str, *, master: str | None = None, partitions: in
     named engine: in this process, or as Spark tasks (on `master`, default the embedded
     `local[*]`; `partitions` tasks, default its parallelism). Progress (`on_batch`) is shown
     by the local engine only. Raises checker.spark.java.EngineUnavailable when Spark cannot start."""
-    from .simulation.walks import Tally, run_walks, walker
+    from ..simulation.walks import Tally, run_walks, walker
 
     if engine == "local":
         def simulate(model, properties, *, walks, seconds, max_depth, swarm, weights, seed, steer=None,
@@ -82,8 +82,8 @@ def simulation_session(engine: str, *, master: str | None = None, partitions: in
                              Tally(coverage=walks_here.coverage, climbs=walks_here.climbs), on_batch)
         yield simulate
         return
-    from .spark.context import spark_context
-    from .spark.simulation import simulate_spark
+    from ..spark.context import spark_context
+    from ..spark.simulation import simulate_spark
 
     with spark_context(master or "local[*]", partitions) as sc:
         def simulate_on_spark(model, properties, *, on_batch=None, **options):

@@ -7,9 +7,9 @@ from typing import Any, Mapping
 
 from rich.table import Table
 
-from .ci import junit as junit_xml
+from ..ci import junit as junit_xml
 from .ablation import Trial, minimal_sets
-from .report import bounds_text
+from ..report import bounds_text
 
 
 def verdict_text(trial: Trial) -> str:

@@ -20,7 +20,7 @@ answer:
 
 Every subset is decided, so every set that holds with no holding proper subset is found. The
 prunings use only what earlier sizes found, so the searches of one size are independent and
-run side by side (`checker.search_jobs`), and the answer is the same on every engine.
+run side by side (`checker.jobs.search_jobs`), and the answer is the same on every engine.
 """
 
 from __future__ import annotations

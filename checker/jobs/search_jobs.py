@@ -97,9 +97,9 @@ def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_T
     if engine == "local":
         yield _run_here
         return
-    from .progress import level_progress
-    from .spark.engine import explore_spark
-    from .spark.context import spark_context
+    from ..progress import level_progress
+    from ..spark.engine import explore_spark
+    from ..spark.context import spark_context
 
     with spark_context(master or "local[*]") as sc:
         def run_on_spark(jobs: list[Job]) -> list[Outcome]:
@@ -152,7 +152,7 @@ def _end_workers(jvm) -> None:
 
 def _run_here(jobs: list[Job]) -> list[Outcome]:
     """The jobs one after another in this process, each with a progress line on a terminal."""
-    from .progress import level_progress
+    from ..progress import level_progress
 
     outcomes = []
     for i, job in enumerate(jobs, 1):
