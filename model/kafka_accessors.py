@@ -43,7 +43,7 @@ def _block_places_as_constants(lay):
     return lambda lay: places
 
 
-# ----- producer writes ---------------------------------------------------------------------------
+# ----- producer writes ----------------------------------------------------------------------------
 
 
 @kernel
@@ -58,7 +58,7 @@ def count_write(t, lay):
     t[NEXT_RECORD_ID] += 1
 
 
-# ----- replica sets ------------------------------------------------------------------------------
+# ----- replica sets -------------------------------------------------------------------------------
 
 
 @kernel
@@ -67,7 +67,7 @@ def member(replicas, r):
     return (replicas >> r) & 1 == 1
 
 
-# ----- one replica's view: HW, epoch, leader, ISR ------------------------------------------------
+# ----- one replica's view: HW, epoch, leader, ISR -------------------------------------------------
 
 
 @kernel
@@ -142,7 +142,7 @@ def set_view(t, lay, r, new_epoch, new_leader, new_isr):
     t[at + VIEW_ISR] = new_isr
 
 
-# ----- one replica's log -------------------------------------------------------------------------
+# ----- one replica's log --------------------------------------------------------------------------
 
 
 @kernel

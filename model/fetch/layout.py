@@ -140,13 +140,13 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
     elr_at = requests_at + REQUEST_SLOTS * sends
     disks_at = elr_at + (ELR_SLOTS if rules["elr"] == "on" else 0)
     fencings_at = disks_at + (1 if config.max_disk_losses else 0)
-    broker_base = fencings_at + (1 if config.max_fencings else 0)
+    replica_base = fencings_at + (1 if config.max_fencings else 0)
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
     inbox_at = remote_at + config.replicas
     stride = inbox_at + 2 * epochs
-    width = -(-(broker_base + config.replicas * stride) // 8) * 8
+    width = -(-(replica_base + config.replicas * stride) // 8) * 8
     return FetchLayout(config.replicas, config.log_size, config.max_records, config.max_epoch, config.max_crashes,
                        config.max_disk_losses, int(config.controlled_shutdown), config.max_fencings,
                        ACKS.index(config.acks), config.min_insync_replicas,
@@ -154,10 +154,10 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
                        int(config.retries), config.max_in_flight, int(config.idempotence),
                        *(rule.index(rules[rule.name]) for rule in RULES),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
-                       fencings_at, broker_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+                       fencings_at, replica_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 
 
-# ----- replica sets (and `member`, shared) -------------------------------------------------------------
+# ----- replica sets (and `member`, shared) --------------------------------------------------------
 
 
 @kernel
@@ -166,7 +166,7 @@ def size(replicas):
     return popcount(replicas)
 
 
-# ----- crashes (producer writes: shared) -----------------------------------------------------------
+# ----- crashes (producer writes: shared) ----------------------------------------------------------
 
 
 @kernel
@@ -207,7 +207,7 @@ def count_fencing(t, lay):
     t[lay.fencings_at] += 1
 
 
-# ----- the controller's record ---------------------------------------------------------------------
+# ----- the controller's record --------------------------------------------------------------------
 
 
 @kernel
@@ -255,7 +255,7 @@ def set_controller_offline(t, lay, offline):
     t[C_OFFLINE] = offline
 
 
-# ----- eligible leader replicas (KIP-966; kip966 only) ----------------------------------------------
+# ----- eligible leader replicas (KIP-966; kip966 only) --------------------------------------------
 
 
 @kernel
@@ -308,7 +308,7 @@ def set_last_stop(t, lay, r, how):
     t[lay.elr_at + UNCLEAN_STOPS] = (t[lay.elr_at + UNCLEAN_STOPS] & ~bit) | (bit if how == UNCLEAN_STOP else 0)
 
 
-# ----- one broker: disk and memory -----------------------------------------------------------------
+# ----- one broker: disk and memory ----------------------------------------------------------------
 
 
 @kernel
@@ -347,7 +347,7 @@ def set_checkpoint(t, lay, r, value):
     t[block_at(lay, r) + CHECKPOINT] = value
 
 
-# ----- a broker's log (the rest is shared) ------------------------------------------------------------
+# ----- a broker's log (the rest is shared) --------------------------------------------------------
 
 
 @kernel
@@ -356,7 +356,7 @@ def has_record(s, lay, r, offset, rid, repoch):
     return offset < leo(s, lay, r) and record_id(s, lay, r, offset) == rid and record_epoch(s, lay, r, offset) == repoch
 
 
-# ----- a broker's leader-epoch cache -------------------------------------------------------------------
+# ----- a broker's leader-epoch cache --------------------------------------------------------------
 
 
 @kernel
@@ -403,7 +403,7 @@ def cache_trim(t, lay, r, k):
     t[at + CACHE_SIZE] = keep
 
 
-# ----- remote LEOs (leader side) -----------------------------------------------------------------------
+# ----- remote LEOs (leader side) ------------------------------------------------------------------
 
 
 @kernel
@@ -445,7 +445,7 @@ def set_remote_leo(t, lay, r, f, value):
     t[block_at(lay, r) + lay.remote_at + f] = value
 
 
-# ----- the one in-flight fetch of a follower --------------------------------------------------------------
+# ----- the one in-flight fetch of a follower ------------------------------------------------------
 
 
 @kernel
@@ -562,7 +562,7 @@ def answer_fetch(t, lay, f, ldr, offset):
         t[at + lay.fetched_at + 2 * i + 1] = record_epoch(t, lay, ldr, offset + i)
 
 
-# ----- LeaderAndIsr requests waiting in a broker's inbox ----------------------------------------------------
+# ----- LeaderAndIsr requests waiting in a broker's inbox ------------------------------------------
 
 
 @kernel
@@ -600,7 +600,7 @@ def drop_requests_up_to(t, lay, r, e):
         t[at + i] = 0
 
 
-# ----- the retrying producer's view and its requests in flight (only with --retries) ----------------------------
+# ----- the retrying producer's view and its requests in flight (only with --retries) --------------
 
 
 @kernel
@@ -708,7 +708,7 @@ def drop_produce_request(t, lay, i):
         t[k] = 0
 
 
-# ----- ghost variables -------------------------------------------------------------------------------------
+# ----- ghost variables ----------------------------------------------------------------------------
 
 
 @kernel

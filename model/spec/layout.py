@@ -59,7 +59,7 @@ def spec_layout(bounds: SpecBounds, variant: str) -> SpecLayout:
                       VARIANT_NAMES.index(variant), width, base, stride)
 
 
-# ----- the controller's quorum state and its LeaderAndIsr requests ------------------------------
+# ----- the controller's quorum state and its LeaderAndIsr requests --------------------------------
 
 
 @kernel
