@@ -25,6 +25,10 @@ MIN_LEVELS = 4
 """No projection before this many levels: the first ones say little about the shape."""
 LIMIT = 1e15
 """A projection past this many states is not one: the frontier still grows too fast to tell."""
+HORIZON = 1_000
+"""Levels projected at most: a frontier that has not died out by then shrinks too slowly to
+tell where it ends (ratios that cancel out, such as 9, 8, 9, 9, 9, fit a shrink of 1e-17 a
+level, which would take forever to reach one state)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,8 @@ def _fit(levels: Sequence[LevelStats]) -> tuple[float, float] | None:
 
 def forecast(levels: Sequence[LevelStats], rss: Sequence[int] | None = None) -> Forecast | None:
     """The projected end of a search whose levels so far are `levels` (with the resident bytes
-    after each in `rss`, when known), or None while the frontier's growth gives no end to fit."""
+    after each in `rss`, when known), or None while the frontier's growth gives no end to fit
+    or its end lies past `LIMIT` states or `HORIZON` levels ahead."""
     if len(levels) < MIN_LEVELS:
         return None
     last = levels[-1]
@@ -75,7 +80,7 @@ def forecast(levels: Sequence[LevelStats], rss: Sequence[int] | None = None) -> 
             break
         depth += 1
         projected += frontier
-        if projected > LIMIT:
+        if projected > LIMIT or depth - last.depth > HORIZON:
             return None
     expanded = levels[-2].new_states
     per_state = (last.seconds_total - levels[-2].seconds_total) / expanded if expanded else 0.0

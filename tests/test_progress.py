@@ -54,6 +54,16 @@ def test_a_steadily_shrinking_frontier_ends_where_it_reaches_one_state():
     assert ahead.total_states == sum(shrinking) + 31 + 15 + 7 + 3 + 1 + 1  # the halvings, rounded as projected
 
 
+def test_ratios_that_cancel_out_give_no_projection_rather_than_an_endless_one():
+    """Frontiers 9, 8, 9, 9, 9 (a real fetch run's last levels) fit a shrink of about 1e-17 a
+    level: the projection would take forever to reach one state, and once did, hanging a search
+    whose properties kept it from stopping sooner (issue 44)."""
+    flat = [1, 2, 3, 4, 5, 6, 8, 9, 8, 9, 9, 9]
+    assert forecast(_levels(flat)) is None
+    slow = [1, 1000] + [round(1000 * 0.999 ** d) for d in range(1, 12)]  # dies out some 7,000 levels on
+    assert forecast(_levels(slow)) is None
+
+
 def test_peak_memory_grows_with_the_projected_states():
     levels = _levels(BELL)[:12]
     rss = [100_000_000 + 50 * lv.distinct_total for lv in levels]  # 50 bytes a state on top of a base

@@ -112,6 +112,25 @@ def test_step_properties_match_local(sc):
                  explore(fetch, props, stop_at_first=False))
 
 
+@pytest.mark.parametrize("symmetry", [True, False])
+def test_a_step_property_alone_on_spark_explores_the_whole_space(sc, symmetry):
+    """Issue 44: a step property checked alone, with the command line's progress line and its
+    projection watching every level, ends with the states the ghost-free invariants explore
+    (tests/test_step_properties_alone.py checks the command line on both engines)."""
+    from checker.progress import level_progress
+    from checker.spark.engine import explore_spark
+
+    model = build_model("fetch", "kip320", replicas=2, max_epoch=1, max_crashes=0, max_records=1)  # hung once
+    plain = explore(model, [p for p in select("fetch", []) if not p.needs_ghost], stop_at_first=False,
+                    symmetry=symmetry)
+    assert plain.complete
+    for name in ("leader-hw-monotonic", "isr-join-caught-up"):
+        with level_progress(name) as on_level:
+            alone = explore_spark(sc, model, select("fetch", [name]), partitions=3, stop_at_first=False,
+                                  symmetry=symmetry, on_level=on_level)
+        assert alone.complete and alone.distinct_states == plain.distinct_states, name
+
+
 @pytest.mark.parametrize("quorum, config", [
     ("majority-naive", dict(log_size=1, max_records=2, max_epoch=3, max_crashes=0)),  # Figure 8's 11 steps
     ("majority", dict(max_records=1, max_epoch=2, max_crashes=1)),  # holds: a complete search
