@@ -13,7 +13,8 @@ from checker.jobs.engines import simulation_session
 from checker.kernel.prng import walk_seed
 from checker.kernel.steps import kind_of
 from checker.kernel.walk_weights import ACTORS
-from checker.simulation.shorten import Replay, ddmin, minimise, reorder, shorten
+from checker.result import LevelStats
+from checker.simulation.shorten import Replay, TooLarge, ddmin, minimise, reorder, shorten, state_budget
 from checker.simulation.walks import KernelWalker, Tally, dropped_kinds, run_walks, walker, weights_of
 from checker.simulation.sketch import DistinctSketch
 from checker.simulation.weightings import WEIGHTINGS
@@ -85,8 +86,30 @@ def test_simulation_finds_the_violation_and_shows_it_shortened_and_replayable(tm
     found = data["properties"]["strong-isr"]
     assert found["status"] == "violated"
     assert found["trace_length"] <= found["debugged_length"] <= found["walk_length"]
-    if found["bfs"] in ("shortest", "shorter"):  # the bounded BFS answers for the spec model's default bounds
-        assert found["trace_length"] == check["invariants"]["strong-isr"]["trace_length"]
+    assert found["bfs"] in ("shortest", "shorter")  # the BFS, bounded by states, answers at these bounds
+    assert found["trace_length"] == check["invariants"]["strong-isr"]["trace_length"]
+
+
+def test_the_confirming_search_gives_up_by_states_stored_never_by_time():
+    """The shortening's BFS stops before a level that, growing as the last one grew, would
+    store more than its limit, and after one that did; hours of search change nothing (its
+    verdict is the same on a slow machine), and a level that ends the search is never refused."""
+    budget = state_budget("strong-isr", 10, limit=1000)
+    for depth, new, total in ((0, 1, 1), (1, 10, 11), (2, 90, 101)):  # next levels of about 100 and 810
+        budget(LevelStats(depth, new, 0, total, seconds_total=3600.0 * depth), new)
+    with pytest.raises(TooLarge):
+        budget(LevelStats(3, 300, 0, 401, 0.0), 300)  # next about 1,000: 1,401 stored
+    ends = state_budget("strong-isr", 3, limit=1000)
+    for depth, new, total in ((0, 1, 1), (1, 10, 11), (2, 50, 61)):
+        ends(LevelStats(depth, new, 0, total, 0.0), new)
+    ends(LevelStats(3, 5000, 0, 5061, 0.0), 5000)  # past the limit, but at the search's last depth
+    found = state_budget("strong-isr", 10, limit=1000)
+    for depth, new, total in ((0, 1, 1), (1, 10, 11)):
+        found(LevelStats(depth, new, 0, total, 0.0), new)
+    found(LevelStats(2, 5000, 0, 5011, 0.0, violated=("strong-isr",)), 5000)  # violated: the search ends here
+    past = state_budget("strong-isr", 10, limit=1000)
+    with pytest.raises(TooLarge):
+        past(LevelStats(0, 1001, 0, 1001, 0.0), 1001)  # stored past the limit already, growth unknown
 
 
 def test_delta_debugging_keeps_a_behaviour_that_still_violates():

@@ -7,13 +7,14 @@ predecessor when it comes first in action order (kind, then replica) and the beh
 valid and violating, which puts independent steps in one order, gathers the steps that
 undo each other, and lets delta debugging, run again, drop them. Then, where the bounds allow, a
 breadth-first search to the shortened length either confirms that nothing shorter exists or
-finds the shortest trace. Works on packed rows and action codes for a model with a kernel,
-on readable states and action values otherwise.
+finds the shortest trace. That search is bounded by the states it stores (`BFS_STATES`), never
+by time, so its verdict depends only on the model and the walk, not on the machine. Works on
+packed rows and action codes for a model with a kernel, on readable states and action values
+otherwise.
 """
 
 from __future__ import annotations
 
-import time
 from typing import NamedTuple
 
 from traces.trace import Step, Trace
@@ -22,9 +23,9 @@ from ..invariant import StepProperty
 from ..local import explore
 
 BFS_STATES = 2_000_000
-"""The most distinct states the confirming search may store before it gives up."""
-BFS_SECONDS = 30.0
-"""The longest the confirming search may run before it gives up."""
+"""The most distinct states the confirming search may store: it gives up before a level that,
+growing from the last as the last grew from the one before, would take it past this number (or
+after a level that did). Counting states, not seconds, gives every machine the same verdict."""
 
 
 class Shortened(NamedTuple):
@@ -156,24 +157,37 @@ def minimise(replay: Replay, actions: tuple) -> tuple[tuple, int]:
         actions = ddmin(replay, ordered)
 
 
-class _TooLarge(Exception):
-    """The confirming search passed its budget."""
+class TooLarge(Exception):
+    """The confirming search would pass `BFS_STATES`."""
+
+
+def state_budget(prop_name: str, max_depth: int, limit: int = BFS_STATES):
+    """An `on_level` callback for a search to `max_depth` for `prop_name` that raises TooLarge
+    after a level that leaves the search more to do when the next level, growing by the
+    last one's ratio of new states to the one before's, would take the states stored past
+    `limit` (a level that already did is past it for any growth). Integer counts only: the
+    same levels give the same decision on every machine."""
+    before = [0]
+
+    def budget(stats, frontier):
+        previous, before[0] = before[0], stats.new_states
+        if stats.depth >= max_depth or prop_name in stats.violated + stats.reached:
+            return
+        room = limit - stats.distinct_total
+        if room < 0 or previous and stats.new_states * stats.new_states > room * previous:
+            raise TooLarge
+
+    return budget
 
 
 def shorten(model, prop, actions: tuple, symmetry: bool = False) -> Shortened:
     """The walk's violation of `prop` along `actions`, shortened (module docstring)."""
     replay = Replay(model, prop)
     debugged, moves = minimise(replay, tuple(actions))
-    started = time.monotonic()
-
-    def budget(stats, frontier):
-        if stats.distinct_total > BFS_STATES or time.monotonic() - started > BFS_SECONDS:
-            raise _TooLarge
-
     try:
-        result = explore(model, [prop], stop_at_first=True, max_depth=len(debugged), on_level=budget,
-                         symmetry=symmetry)
-    except _TooLarge:
+        result = explore(model, [prop], stop_at_first=True, max_depth=len(debugged),
+                         on_level=state_budget(prop.name, len(debugged)), symmetry=symmetry)
+    except TooLarge:
         return Shortened(replay.trace(debugged), len(actions), len(debugged), "too large", moves)
     found = result.violations.get(prop.name)
     if found is None or len(found) >= len(debugged):
