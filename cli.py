@@ -14,39 +14,42 @@ takes: click, and the models' declared parameters. Each command's body is in
 
 from __future__ import annotations
 
+import signal
+
+# First, with nothing loaded but `signal`: a Ctrl-C or SIGTERM is only recorded until the command
+# line has loaded (Python's own report of one that lands in an import is a traceback, and a
+# library may swallow it), then acted on (`_end_of_loading`). A caller that started the process
+# with them blocked, to send one at any moment from its start, gets it delivered here.
+_HELD: list[int] = []
+_BEFORE = {signum: signal.signal(signum, lambda number, frame: _HELD.append(number))
+           for signum in (signal.SIGINT, signal.SIGTERM)}
+signal.pthread_sigmask(signal.SIG_UNBLOCK, _BEFORE)
+
+import atexit
+import gc
+import importlib
+import os
+import re
 import sys
+import tempfile
+import traceback
+from functools import wraps
+from pathlib import Path
 
+import click
+
+from model.fetch import tradeoffs
+from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
+                                     interruption_message)
+from checker.commands.command import ReplcheckCommand, TidyErrors
+from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
+from checker.commands.paths import NonEmptyPath
+from checker.file_roles import INPUT, OUTPUT, OWNED
 from checker.interrupts import Terminated, interruption_behind, interruptions_deferred, sigterm_raises
-
-try:  # Ctrl-C while the command tree is built is one line too
-    with interruptions_deferred():
-        import atexit
-        import gc
-        import importlib
-        import os
-        import re
-        import tempfile
-        import traceback
-        from functools import wraps
-        from pathlib import Path
-
-        import click
-
-        from model.fetch import tradeoffs
-        from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
-                                             interruption_message)
-        from checker.commands.command import ReplcheckCommand, TidyErrors
-        from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
-        from checker.commands.paths import NonEmptyPath
-        from checker.file_roles import INPUT, OUTPUT, OWNED
-        from checker.jobs.engines import ENGINES, SMALL
-        from checker.spark.master_url import master_problem
-        from checker.simulation.weightings import WEIGHTINGS
-        from model.registry import MODELS
-except KeyboardInterrupt as interruption:
-    terminated = isinstance(interruption, Terminated)
-    sys.stderr.write(f"Error: {interruption_message(terminated)}\n")
-    sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+from checker.jobs.engines import ENGINES, SMALL
+from checker.spark.master_url import master_problem
+from checker.simulation.weightings import WEIGHTINGS
+from model.registry import MODELS
 
 
 def _skip_final_collection() -> None:
@@ -296,6 +299,15 @@ class ReplcheckGroup(TidyErrors, click.Group):
     single-valued option, no output over an input, tidy errors."""
 
     command_class = ReplcheckCommand
+
+    def make_context(self, *args, **kwargs):
+        """click's context for the command line, with a Ctrl-C or SIGTERM that comes while it is
+        made (between `_end_of_loading` and `invoke`) reported as one in a command is."""
+        try:
+            with sigterm_raises():
+                return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise Interrupted(isinstance(exc, Terminated)) from None
 
     def invoke(self, ctx):
         try:
@@ -606,7 +618,18 @@ def verify():
     expectation matched, 1 on any surprise (another outcome, or another shortest trace length),
     2 on bad input (one line naming the file and the entry's line)."""
 
+def _end_of_loading() -> None:
+    """Once the command line has loaded: the signal handlers it found are back, and a Ctrl-C or
+    SIGTERM that came while it loaded ends the run with its one line (exit 130 or 143)."""
+    for signum, handler in _BEFORE.items():
+        signal.signal(signum, handler)
+    if _HELD:
+        terminated = signal.SIGTERM in _HELD
+        sys.stderr.write(f"Error: {interruption_message(terminated)}\n")
+        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
+
+_end_of_loading()
 
 if __name__ == "__main__":
     main()
