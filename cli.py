@@ -49,7 +49,7 @@ from checker.interrupts import Terminated, interruption_behind, interruptions_de
 from checker.jobs.engines import ENGINES, SMALL
 from checker.spark.master_url import master_problem
 from checker.simulation.weightings import WEIGHTINGS
-from model.registry import MODELS
+from model.registry import BUILT_IN, MODELS, GuestError, left_out
 
 
 def _skip_final_collection() -> None:
@@ -143,11 +143,45 @@ def bound_options(func):
             where = "; ".join(f"{model} default {value}" for model, value in defaults.items())
         text = f"{p.help} [{where}]"
         if p.kind == "flag":
-            func = click.option(f"--{name}/--no-{name}", default=None, help=text)(func)
+            func = click.option(f"--{name}/--no-{name}", default=None, help=text, **_guest_only(defaults))(func)
         else:
             kind = click.Choice(p.choices) if p.kind == "choice" else int
-            func = click.option(f"--{name}", type=kind, default=None, help=text)(func)
+            func = click.option(f"--{name}", type=kind, default=None, help=text, **_guest_only(defaults))(func)
     return func
+
+
+class GuestOption(click.Option):
+    """The option of a parameter only model packages' models take (`model.registry.guest`), and
+    which of them take it (`models`): `ModelCommand` leaves it off where it clashes."""
+
+    def __init__(self, *args, models: tuple[str, ...] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.models = models
+
+
+def _guest_only(models) -> dict:
+    """click.option's arguments that make a model parameter's option a GuestOption when only
+    packages' `models` take it (none when a built-in model does)."""
+    return {} if any(name in BUILT_IN for name in models) else {"cls": GuestOption, "models": tuple(models)}
+
+
+class ModelCommand(ReplcheckCommand):
+    """A command whose model parameters come from model packages too: where one of replcheck's
+    own options takes a package's parameter's name (`--seed`, `--json`), that option is left off
+    the command and the models that take it are left out with one line each
+    (`model.registry.left_out`), so that the command keeps its own option."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        own = {"--help"} | {name for p in self.params if not isinstance(p, GuestOption)
+                            for name in (p.name, *p.opts, *p.secondary_opts)}
+        for p in [p for p in self.params if isinstance(p, GuestOption)]:
+            if own & {p.name, *p.opts, *p.secondary_opts}:
+                self.params.remove(p)
+                for model in p.models:
+                    if model in MODELS:
+                        left_out(GuestError(MODELS.pop(model).package, f"its parameter {p.opts[0]} is taken by "
+                                                                       f"replcheck's own option on `{self.name}`"))
 
 
 def _valid_master(ctx, param, value: str | None) -> str | None:
@@ -295,10 +329,10 @@ class ReplcheckGroup(TidyErrors, click.Group):
     """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
     writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
     and SIGTERM handled the same way (exit 143). With --debug, the traceback behind a one-line
-    error is printed before it. Its commands are `ReplcheckCommand`s: one value per
-    single-valued option, no output over an input, tidy errors."""
+    error is printed before it. Its commands are `ModelCommand`s: one value per single-valued
+    option, no output over an input, tidy errors, no model package's option over replcheck's own."""
 
-    command_class = ReplcheckCommand
+    command_class = ModelCommand
 
     def make_context(self, *args, **kwargs):
         """click's context for the command line, with a Ctrl-C or SIGTERM that comes while it is
@@ -318,6 +352,8 @@ class ReplcheckGroup(TidyErrors, click.Group):
                 raise Interrupted(isinstance(exc, Terminated)) from None
             except click.ClickException:
                 raise  # already a one-line error, an interrupted search's report included
+            except GuestError as exc:  # a model package failed where no command looked for it
+                raise UserError(str(exc)) from exc
             except Exception as exc:
                 interruption = interruption_behind(exc)
                 if interruption is None:
@@ -499,9 +535,9 @@ def sweep_options(func):
     seen = {}
     for kind in MODELS.values():
         for p in kind.params:
-            seen.setdefault(p.name, p)
-    for name, p in reversed(seen.items()):
-        func = click.option(f"--{name}", default=None, metavar="LIST",
+            seen.setdefault(p.name, (p, []))[1].append(kind.name)
+    for name, (p, models) in reversed(seen.items()):
+        func = click.option(f"--{name}", default=None, metavar="LIST", **_guest_only(models),
                             help=f"{p.help}: comma-separated values" + (" (on, off or both)" if p.kind == "flag" else ""))(func)
     return func
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from traces.text import printable
+
 from .model import State
 
 
@@ -48,8 +50,8 @@ class Invariant:
     @property
     def meaning(self) -> str:
         """What a violation of this invariant (or reaching this witness) means, from the
-        predicate's docstring."""
-        return ((self.kernel or self.holds).__doc__ or self.summary).strip()
+        predicate's docstring (`printable`: a model package may have written it)."""
+        return printable(((self.kernel or self.holds).__doc__ or self.summary).strip())
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,8 @@ class StepProperty:
     @property
     def meaning(self) -> str:
         """What a violation of this property (or reaching this witness) means, from the
-        predicate's docstring."""
-        return (self.holds.__doc__ or self.summary).strip()
+        predicate's docstring (`printable`: a model package may have written it)."""
+        return printable((self.holds.__doc__ or self.summary).strip())
 
 
 def applies(prop: Invariant | StepProperty, model) -> bool:

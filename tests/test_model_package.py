@@ -102,15 +102,152 @@ def test_the_installed_model_is_compared_and_ablated(installed):
     assert json.loads(minimal.stdout)["minimal"]["sets"] == [["flag"]]
 
 
-def test_a_broken_model_package_is_left_out_with_one_line(installed, tmp_path):
-    broken = tmp_path / "broken"
-    (broken / "broken_model").mkdir(parents=True)
-    (broken / "broken_model" / "__init__.py").write_text("raise RuntimeError('no luck')\n")
-    (broken / "broken_model-1.0.dist-info").mkdir()
-    (broken / "broken_model-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-model\nVersion: 1.0\n")
-    (broken / "broken_model-1.0.dist-info" / "entry_points.txt").write_text("[replcheck.models]\nbroken = broken_model:MODEL\n")
-    listed = replcheck(broken, "list")
-    assert listed.returncode == 0 and "fetch:" in listed.stdout
-    assert listed.stderr.strip().splitlines() == [
-        "replcheck: model package entry point broken (broken_model:MODEL) could not be loaded: RuntimeError: no luck; "
-        "skipped"]
+GUEST = """
+from dataclasses import replace
+
+from model.params import Param
+from model.registry import ModelKind
+from replcheck_mutex import PARAMS, _build, _properties, _rules, _variants
+
+
+def kind(name="broken", summary="a guest", params=PARAMS, variants=_variants, build=_build, properties=_properties,
+         rules=_rules):
+    return ModelKind(name, summary, params, "peterson", variants, build, properties, rules)
+
+
+def exits(*args):
+    raise SystemExit(0)
+
+
+def generator_exit(*args):
+    raise GeneratorExit
+"""
+"""What every bad package's module starts with: the example package's pieces, to be broken one
+at a time."""
+
+BAD_PACKAGES = {
+    # name: (the module's body, where it breaks: import, list, build or None, the cause it gets)
+    "import-raises": ("raise RuntimeError('no luck')", "import", "importing it raised RuntimeError: no luck"),
+    "import-exits": ("raise SystemExit(0)", "import", "importing it raised SystemExit: 0"),
+    "not-a-model": ("MODEL = 'a model'", "import", "its entry point: names a value of type str, not a "
+                                                   "model.registry.ModelKind"),
+    "name-clash": ("MODEL = kind(name='fetch')", "import", "its entry point: model fetch is taken by a built-in model"),
+    "option-clash": ("MODEL = kind(params=PARAMS + (Param('json', False, None, None, 'as JSON'),))", "import",
+                     "its parameter --json is taken by replcheck's own option on "),
+    "variants-exit": ("MODEL = kind(variants=exits)", "list", "listing its variants raised SystemExit: 0"),
+    "variants-not-a-mapping": ("MODEL = kind(variants=lambda: ['naive'])", "list",
+                               "listing its variants: gave a value of type list, not variant names and their meanings"),
+    "properties-exit": ("MODEL = kind(properties=generator_exit)", "list", "listing its properties raised GeneratorExit"),
+    "rules-raise": ("MODEL = kind(rules=lambda: 1 / 0)", "list",
+                    "loading its rules raised ZeroDivisionError: division by zero"),
+    "build-exits": ("MODEL = kind(build=exits)", "build", "building model broken raised SystemExit: 0"),
+    "build-gives-none": ("MODEL = kind(build=lambda *args: None)", "build",
+                         "building model broken: gave a value of type NoneType, not a model (one with initial_states and "
+                         "successors)"),
+    "escapes": ("MODEL = kind(summary='red \x1b[31m [bold]markup[/] \x1b]0;title\x07',\n"
+                "             variants=lambda: {v: m + '\x1b[2J' for v, m in _variants().items()},\n"
+                "             properties=lambda: [replace(p, summary=p.summary + ' [red]\x1b[K') for p in _properties()])",
+                None, ""),
+}
+"""Model packages that break replcheck's rules for a guest, each in its own way."""
+
+FETCH = ("check", "--model", "fetch", "--replicas", "2", "--max-records", "1", "--engine", "local")
+"""A small check of a built-in model, which no model package may disturb."""
+
+
+@pytest.fixture(scope="module")
+def bad_packages(tmp_path_factory) -> dict[str, Path]:
+    """Each of BAD_PACKAGES in a directory of its own, as pip would install it: its module and
+    its dist-info, whose entry point `broken` names the module's MODEL."""
+    made = {}
+    for name, (body, _, _) in BAD_PACKAGES.items():
+        where = tmp_path_factory.mktemp(name)
+        module = f"bad_{name.replace('-', '_')}"
+        (where / module).mkdir()
+        (where / module / "__init__.py").write_text(GUEST + body + "\n")
+        info = where / f"{module}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: bad-{name}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[replcheck.models]\nbroken = {module}:MODEL\n")
+        made[name] = where
+    return made
+
+
+def guest_run(site: Path, installed: Path, *args: str) -> subprocess.CompletedProcess:
+    """`replcheck ARGS` with the bad package at `site` and the example package both installed."""
+    return replcheck(Path(f"{site}{os.pathsep}{installed}"), *args)
+
+
+def naming(run: subprocess.CompletedProcess, package: str) -> list[str]:
+    """The lines of the run's stderr that name the package, after checking that nothing in its
+    output is a traceback or a terminal control sequence."""
+    for text in (run.stdout, run.stderr):
+        assert "Traceback" not in text and "\x1b" not in text and "\x07" not in text
+    return [line for line in run.stderr.splitlines() if package in line]
+
+
+@pytest.mark.parametrize("name", BAD_PACKAGES)
+def test_replcheck_lists_every_other_model_and_the_bad_package_as_broken(name, bad_packages, installed):
+    _, breaks, cause = BAD_PACKAGES[name]
+    listed = guest_run(bad_packages[name], installed, "list")
+    assert listed.returncode == 0, listed.stderr
+    for model in ("spec", "fetch", "two-phase", "mutex"):
+        assert f"\n{model}:" in "\n" + listed.stdout
+    lines = naming(listed, f"bad-{name}")
+    if breaks in ("import", "list"):
+        assert len(lines) == 1 and lines[0].startswith(f"replcheck: model package bad-{name} (entry point broken = ")
+        assert f"is left out: {cause}" in lines[0]
+        broken = [line for line in listed.stdout.splitlines() if f"bad-{name}" in line]
+        assert len(broken) == 1 and ": broken: " in broken[0]
+    else:
+        assert lines == [] and "\nbroken: " in listed.stdout  # listed as a model: nothing of it failed
+    if name == "escapes":
+        assert "red \\x1b[31m [bold]markup[/] \\x1b]0;title\\x07" in listed.stdout  # shown as text, not as markup
+        assert "\\x1b[2J" in listed.stdout and "[red]\\x1b[K" in listed.stdout
+
+
+@pytest.mark.parametrize("name", BAD_PACKAGES)
+def test_a_built_in_model_is_checked_whatever_the_packages_do(name, bad_packages, installed):
+    _, breaks, cause = BAD_PACKAGES[name]
+    checked = guest_run(bad_packages[name], installed, *FETCH)
+    assert checked.returncode == 0, checked.stderr
+    assert "holds" in checked.stdout
+    lines = naming(checked, f"bad-{name}")
+    assert len(lines) == (breaks == "import") and all(cause in line for line in lines)
+
+
+@pytest.mark.parametrize("name", BAD_PACKAGES)
+def test_the_bad_packages_model_is_one_line_and_exit_2(name, bad_packages, installed):
+    _, breaks, cause = BAD_PACKAGES[name]
+    checked = guest_run(bad_packages[name], installed, "check", "--model", "broken", "--variant", "peterson",
+                        "--engine", "local")
+    lines = naming(checked, f"bad-{name}")
+    if breaks is None:
+        assert checked.returncode == 0 and lines == [], checked.stderr
+    elif breaks == "import":
+        assert checked.returncode == 2 and len(lines) == 1 and cause in lines[0]
+        assert checked.stderr.splitlines()[-1].startswith("Error: unknown model 'broken' (choose from spec, ")
+    else:
+        assert checked.returncode == 2 and lines == [f"Error: model package bad-{name} (entry point broken = "
+                                                     f"bad_{name.replace('-', '_')}:MODEL): {cause}"], checked.stderr
+
+
+def test_a_package_that_fails_is_named_and_ctrl_c_still_interrupts():
+    from model.registry import GuestError, guest_call
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    def wrapped():
+        try:
+            interrupted()
+        except KeyboardInterrupt as exc:
+            raise SystemError("numba's wrapping") from exc
+
+    for call in (interrupted, wrapped):
+        with pytest.raises((KeyboardInterrupt, SystemError)):
+            guest_call("model package p", "building it", call)
+    with pytest.raises(GuestError, match=r"^model package p: building it raised SystemExit: 3$"):
+        guest_call("model package p", "building it", lambda: sys.exit(3))
+    with pytest.raises(GuestError, match=r"raised ValueError: x{200}\.\.\. \(10,000 characters\)$"):
+        guest_call("model package p", "building it", lambda: (_ for _ in ()).throw(ValueError("x" * 10_000)))
