@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from interrupting import started
 
 
 def tagged_run(*args: str) -> tuple[subprocess.Popen, str]:
-    """`replcheck ARGS` in a new process, and the tag its Spark processes will carry."""
+    """`replcheck ARGS` in a new process started as `interrupting.started` starts one, and the
+    tag its Spark processes will carry."""
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, REPLCHECK_TEST_TAG=tag))
-    return proc, tag
+    return started(*args, env=dict(os.environ, REPLCHECK_TEST_TAG=tag)), tag
 
 
 def spark_processes(tag: str) -> set[int]:
