@@ -45,6 +45,7 @@ from checker.commands.command import ReplcheckCommand, TidyErrors
 from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
 from checker.commands.paths import NonEmptyPath
 from checker.file_roles import INPUT, OUTPUT, OWNED
+from checker.output_kinds import CHECKPOINT_DIRECTORY, TRACE_DIRECTORY
 from checker.interrupts import Terminated, interruption_behind, interruptions_deferred, sigterm_raises
 from checker.jobs.engines import ENGINES, SMALL
 from checker.spark.master_url import master_problem
@@ -231,6 +232,13 @@ def _memory_size(ctx, param, value: str | None) -> int | None:
     return int(size)
 
 
+TRACE_DIR = NonEmptyPath(role=OUTPUT, kind=TRACE_DIRECTORY, path_type=Path)
+"""The type of a --trace-dir option: a directory the command writes traces (and pictures) into
+(a file there is refused in one line by `checker.output_kinds`, as every output's problems are)."""
+CHECKPOINT_DIR = NonEmptyPath(role=OWNED, kind=CHECKPOINT_DIRECTORY, path_type=Path)
+"""The type of --checkpoint-dir and of resume's DIRECTORY: a checkpoint directory, kept whole."""
+
+
 def engine_options(func):
     """--engine, --master, --partitions, --work-dir and --symmetry."""
     func = click.option("--symmetry/--no-symmetry", default=None,
@@ -241,7 +249,8 @@ def engine_options(func):
 
 def spark_options(func):
     """--engine, --master, --partitions, --work-dir, and --progress."""
-    func = click.option("--progress", "progress_file", type=NonEmptyPath(role=OUTPUT, dir_okay=False, path_type=Path),
+    func = click.option("--progress", "progress_file",
+                        type=NonEmptyPath(role=OUTPUT, kind="progress log", path_type=Path),
                         default=None, metavar="FILE",
                         help="append each BFS level (states, frontier, rate, memory, projected end) to FILE as one "
                              "JSON object per line, for dashboards")(func)
@@ -292,34 +301,16 @@ def report_options(trace_help: str):
         func = click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")(func)
         func = click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
                             help="also render each kept trace (needs --trace-dir)")(func)
-        return click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path),
+        return click.option("--trace-dir", type=TRACE_DIR,
                             default=None, help=trace_help)(func)
     return decorate
-
-
-def _writable(what: str):
-    """A callback for an output file option: FILE refused at once (one line, exit 2) when it
-    could not be written, so that a search is not run for a `what` that would be lost: a
-    directory, or a place where no new file can be made (a missing directory, /proc, a
-    read-only disk)."""
-    def check(ctx, param, value: Path | None) -> Path | None:
-        if value is None:
-            return None
-        from checker.ci.junit import probe
-
-        try:
-            probe(value)
-        except OSError as exc:
-            raise UserError(f"{param.opts[0]} {value}: cannot write {what} there ({exc.strerror or exc})") from None
-        return value
-    return check
 
 
 def junit_option(func):
     """--junit FILE: also write the verdicts as a JUnit XML report (`checker.ci.junit` says how
     each verdict maps onto a testcase), for CI servers."""
-    return click.option("--junit", type=NonEmptyPath(role=OUTPUT, path_type=Path), default=None, metavar="FILE",
-                        callback=_writable("a report"),
+    return click.option("--junit", type=NonEmptyPath(role=OUTPUT, kind="junit", path_type=Path), default=None,
+                        metavar="FILE",
                         help="also write a JUnit XML report to FILE for CI: one testcase per property checked (per "
                              "expectation for verify), a violated invariant (a surprise) as a failure; see "
                              "docs/ci.md")(func)
@@ -374,8 +365,9 @@ def main(debug):
 
 def coverage_html_option(func):
     """--coverage-html FILE."""
-    return click.option("--coverage-html", "coverage_html", type=NonEmptyPath(role=OUTPUT, path_type=Path),
-                        default=None, metavar="FILE", callback=_writable("a page"),
+    return click.option("--coverage-html", "coverage_html",
+                        type=NonEmptyPath(role=OUTPUT, kind="coverage page", path_type=Path), default=None,
+                        metavar="FILE",
                         help="also write the coverage as one HTML page to FILE: the actions and events with bars, "
                              "and each action's share of the steps level by level (see docs/coverage.md)")(func)
 
@@ -393,7 +385,7 @@ def checkpoint_options(func):
     func = click.option("--checkpoint-every", type=Seconds(zero_ok=True), default=60.0, show_default=True,
                         metavar="SECONDS", help="save a checkpoint at the first level boundary after this many seconds "
                                                 "(also at the end, and on Ctrl-C or SIGTERM)")(func)
-    return click.option("--checkpoint-dir", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path),
+    return click.option("--checkpoint-dir", type=CHECKPOINT_DIR,
                         default=None, help="keep the search's checkpoint here; if it already holds one of this same run, continue "
                              "from it (see `replcheck resume`)")(func)
 
@@ -405,7 +397,7 @@ def checkpoint_options(func):
                    "witness")
 @click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None,
               help="explore at most this many transitions")
-@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=TRACE_DIR, default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @coverage_option
@@ -440,7 +432,7 @@ def check():
                    "milestones; none: every walk from the initial state")
 @click.option("--seed", type=WholeNumber(0, MAX_SEED, "the walks' generator is 64-bit"), default=0, show_default=True,
               help="the simulation's seed: the same seed and --walks give the same walks on either engine")
-@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=TRACE_DIR, default=None,
               help="save each shortened counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
               help="also draw each saved trace (needs --trace-dir)")
@@ -471,7 +463,7 @@ def simulate():
 @bound_options
 @click.option("--invariant", "invariant_name", required=True, metavar="NAME", help="the invariant that tells them apart")
 @click.option("--explain", is_flag=True, help="say at which step the variants part, and by which rules")
-@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=TRACE_DIR, default=None,
               help="save the behaviour under A, a counterexample of A, here as <model>-<A>-vs-<B>-<invariant>.json, "
                    "and both variants' lanes, A above B, as <...>.pair.svg (--json gives both variants' states)")
 @click.option("--render", "render_format", type=click.Choice(["svg", "html"]), default=None,
@@ -494,10 +486,10 @@ def distinguish():
 
 
 @main.command()
-@click.argument("directory", type=NonEmptyPath(role=OWNED, file_okay=False, path_type=Path))
+@click.argument("directory", type=CHECKPOINT_DIR)
 @click.option("--max-depth", type=WholeNumber(0, MAX_COUNT, "a 64-bit count"), default=None,
               help="explore at most this many transitions (default: the limit the run was started with)")
-@click.option("--trace-dir", type=NonEmptyPath(role=OUTPUT, file_okay=False, path_type=Path), default=None,
+@click.option("--trace-dir", type=TRACE_DIR, default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
 @coverage_option

@@ -12,6 +12,7 @@ import io
 from typing import Any
 
 from .coverage_report import coverage_warnings, why_not
+from .output_kinds import COVERAGE_META
 from .report import bounds_text
 from .result import CheckResult
 
@@ -53,6 +54,7 @@ def coverage_page(result: CheckResult) -> str:
                    f"</thead><tbody>{event_rows}</tbody></table>") if events else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+{COVERAGE_META}
 <title>{html.escape(title)}</title><style>{STYLE}</style></head>
 <body>
 <h1>{html.escape(title)}</h1>

@@ -28,11 +28,12 @@ INPUT, OUTPUT, OWNED = "input", "output", "owned"
 @dataclass(frozen=True)
 class Role:
     """One path the command line names: how the user named it (`--junit`, `MANIFEST`), the path
-    as given, and its role."""
+    as given, its role, and for an output what kind of output it is (`checker.output_kinds`)."""
 
     option: str
     path: Path
     role: str
+    kind: str | None = None
 
     def __str__(self) -> str:
         """The option and its path, as an error line names them."""

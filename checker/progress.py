@@ -19,6 +19,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from .compile_notice import compiling, stderr_console, waiting_line
 from .file_roles import refuse_to_replace
+from .output_kinds import PROGRESS_LOG, replace_error
 from .forecast import forecast
 from .interrupts import interruptions_deferred
 from .memory import resident_bytes
@@ -82,15 +83,15 @@ def _duration(seconds: float) -> str:
 @contextmanager
 def level_progress(label: str, progress_file: Path | None = None, history: Sequence[LevelStats] = ()):
     """Yield an `on_level(stats, frontier)` callback that updates the progress line and appends
-    each level to `progress_file` (JSON lines; created or extended). `history`: levels a
-    resumed search had already explored, so the projection starts from all of them."""
+    each level to `progress_file` (JSON lines; created, or extended where it is a progress log
+    replcheck wrote: `checker.output_kinds`). `history`: levels a resumed search had already
+    explored, so the projection starts from all of them. A line that cannot be written whole (a
+    full disk) is taken back, and a file this run created and could not write to is removed."""
     console = stderr_console()
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     levels, samples = list(history), [None] * len(history)  # resident bytes after each level, where measured
-    if progress_file:
-        refuse_to_replace(progress_file)
-    sink = os.open(progress_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if progress_file else None
+    sink, created = (_open_log(progress_file) if progress_file else (None, False))
     try:
         with progress:
             task = progress.add_task(label)
@@ -105,12 +106,40 @@ def level_progress(label: str, progress_file: Path | None = None, history: Seque
                 ahead = forecast(levels, [s for s in samples if s is not None])
                 progress.update(task, description=level_line(label, stats, frontier, rss, ahead))
                 if sink is not None:
-                    os.write(sink, (json.dumps(level_record(stats, frontier, rss, ahead)) + "\n").encode())
+                    _append_line(sink, json.dumps(level_record(stats, frontier, rss, ahead)) + "\n", progress_file)
 
             yield on_level
     finally:
         if sink is not None:
+            empty = os.fstat(sink).st_size == 0
             os.close(sink)
+            if created and empty:
+                os.unlink(progress_file)
+
+
+def _open_log(path: Path) -> tuple[int, bool]:
+    """(a descriptor appending to the progress log `path`, whether it was created now); OSError
+    where `path` is a file the command read or anything but a progress log replcheck wrote."""
+    refuse_to_replace(path)
+    refused = replace_error(path, PROGRESS_LOG)
+    if refused is not None:
+        raise refused
+    try:
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o666), True
+    except FileExistsError:
+        return os.open(path, os.O_WRONLY | os.O_APPEND), False
+
+
+def _append_line(sink: int, line: str, path: Path) -> None:
+    """Append `line` to the log `sink` (the file `path`) whole, or not at all: what a failed
+    write (a full disk) left of it is cut off again, and the OSError names `path`."""
+    data, start = line.encode(), os.fstat(sink).st_size
+    try:
+        while data:
+            data = data[os.write(sink, data):]
+    except OSError as exc:
+        os.ftruncate(sink, start)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
 @contextmanager

@@ -312,7 +312,7 @@ def damaged_resume_fails(saved, damage, words, engine):
 @pytest.mark.parametrize("make, words", [
     (lambda p: None, "holds no checkpoint"),
     (lambda p: p.mkdir(), "holds no checkpoint"),
-    (lambda p: p.write_text("x"), "is a file"),
+    (lambda p: p.write_text("x"), "is not a directory"),
 ])
 def test_resume_refuses_what_is_not_a_checkpoint(tmp_path, make, words):
     target = tmp_path / "target"

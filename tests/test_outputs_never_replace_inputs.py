@@ -147,19 +147,21 @@ def test_nothing_a_command_read_is_replaced_by_what_it_writes(tmp_path):
     """The net behind the option check: inside a command, a file read is never written over,
     by its path or through a hard link; outside one nothing is remembered."""
     from checker.atomic_file import write_atomically
+    from checker.output_kinds import JUNIT
     from traces.store import read_text_file
 
+    kept = "<?xml version='1.0' encoding='utf-8'?>\n<testsuites name=\"replcheck\" />\n"  # a report replcheck wrote
     read, link = tmp_path / "read.txt", tmp_path / "link.txt"
-    read.write_text("kept")
+    read.write_text(kept)
     os.link(read, link)
     with command_files():
         read_text_file(read, "manifest")
         for target in (read, link, tmp_path / "." / "read.txt"):
             with pytest.raises(OSError, match="this command reads"):
-                write_atomically(target, "lost")
-        write_atomically(tmp_path / "new.txt", "fine")
-    assert read.read_text() == "kept"
-    write_atomically(link, "outside a command")
+                write_atomically(target, "lost", JUNIT)
+        write_atomically(tmp_path / "new.txt", "fine", JUNIT)
+    assert read.read_text() == kept
+    write_atomically(link, "outside a command", JUNIT)
     remember_read(read)  # outside a command: not remembered
     refuse_to_replace(read)
 

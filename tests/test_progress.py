@@ -96,8 +96,8 @@ def test_the_progress_file_has_one_json_line_per_level_and_a_resumed_run_goes_on
 def test_an_unwritable_progress_file_is_a_one_line_error(tmp_path):
     result = run_cli("check", "--engine", "local", "--progress", str(tmp_path / "missing" / "p.jsonl"))
     assert result.exit_code == 2
-    assert result.stderr == f"Error: cannot write progress file {tmp_path / 'missing' / 'p.jsonl'}: " \
-                            "No such file or directory\n"
+    assert result.stderr == f"Error: --progress {tmp_path / 'missing' / 'p.jsonl'}: cannot write a progress log " \
+                            "there (No such file or directory)\n"
 
 
 def test_debug_shows_the_traceback_behind_an_error():

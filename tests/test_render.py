@@ -226,7 +226,7 @@ def test_default_output_names_never_overwrite_the_trace(traces, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (("--format", "pdf"), "Invalid value for '--format'"),
-    (("--format", "svg", "-o", "/nonexistent-dir/x.svg"), "cannot write /nonexistent-dir/x.svg"),
+    (("--format", "svg", "-o", "/nonexistent-dir/x.svg"), "-o /nonexistent-dir/x.svg: cannot write a trace picture (svg) there"),
 ])
 def test_bad_render_requests_exit_2(traces, args, message):
     path, _ = traces["hw"]

@@ -125,17 +125,20 @@ def test_missing_and_binary_files(tmp_path):
 
 
 def test_atomic_write_leaves_nothing_half_written(tmp_path, monkeypatch):
-    target = tmp_path / "out.json"
-    target.write_text("old")
+    from checker.output_kinds import JUNIT
+
+    target = tmp_path / "out.xml"
+    old = "<?xml version='1.0' encoding='utf-8'?>\n<testsuites name=\"replcheck\" />\n"  # replcheck's: replaceable
+    target.write_text(old)
 
     def fail(src, dst):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(store.os, "replace", fail)
-    with pytest.raises(OSError):
-        store.write_atomically(target, "new content")
-    assert target.read_text() == "old"
-    assert os.listdir(tmp_path) == ["out.json"]
+    with pytest.raises(OSError, match="No space"):
+        store.write_atomically(target, "new content", JUNIT)
+    assert target.read_text() == old
+    assert os.listdir(tmp_path) == ["out.xml"]
 
 
 def test_every_column_of_a_fetch_step_table_has_a_heading():
@@ -157,13 +160,15 @@ def test_every_column_of_a_fetch_step_table_has_a_heading():
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
 def test_only_a_regular_file_is_ever_replaced(tmp_path, kind):
     """`-o /dev/full` (as root) replaced the device node; a FIFO or a symlink went the same way."""
+    from checker.output_kinds import SVG_PICTURE
+
     target = tmp_path / "out.svg"
     elsewhere = tmp_path / "elsewhere.txt"
     elsewhere.write_text("keep me")
     {"fifo": lambda: os.mkfifo(target), "symlink": lambda: target.symlink_to(elsewhere),
      "directory": target.mkdir}[kind]()
-    with pytest.raises(OSError, match="not a regular file"):
-        store.write_atomically(target, "<svg/>")
+    with pytest.raises(OSError, match="not a regular file|is a directory"):
+        store.write_atomically(target, "<svg/>", SVG_PICTURE)
     assert elsewhere.read_text() == "keep me" and (target.is_symlink() or not target.is_file())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "out.svg"]
 

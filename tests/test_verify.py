@@ -263,7 +263,7 @@ def test_an_unwritable_junit_path_is_refused_before_the_search(tmp_path, command
     target = tmp_path / where if not where.startswith("/") else Path(where)
     result = run_cli(*command, "--junit", str(target))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"Error: --junit {target}: cannot write a report there")
+    assert result.stderr.startswith(f"Error: --junit {target}: cannot write a JUnit report there")
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
     assert not (tmp_path / "missing").exists() and list(tmp_path.iterdir()) == []

@@ -13,6 +13,8 @@ import json
 
 import networkx as nx
 
+from checker.output_kinds import GRAPH_MARK
+
 from .changes import tidy_line
 from .legend import COLOURS
 from .outcome import is_witness
@@ -21,8 +23,9 @@ from .trace import Trace
 
 def trace_graph(trace: Trace, model) -> nx.DiGraph:
     """The trace as a path graph 0 -> 1 -> ... -> k (k = number of steps); the graph's `kind`
-    says whether the trace's property is an invariant or a witness."""
-    graph = nx.DiGraph(model=trace.model, variant=trace.variant or "", invariant=trace.invariant,
+    says whether the trace's property is an invariant or a witness, its `generator` that
+    replcheck drew it (`checker.output_kinds`)."""
+    graph = nx.DiGraph(generator=GRAPH_MARK, model=trace.model, variant=trace.variant or "", invariant=trace.invariant,
                        kind="witness" if is_witness(trace) else "invariant", bounds=json.dumps(trace.bounds))
     states = trace.states()
     for i, state in enumerate(states):
@@ -47,7 +50,8 @@ def last_state_colour(graph: nx.DiGraph) -> str:
 
 
 def to_dot(graph: nx.DiGraph, label: str | None = None) -> str:
-    """DOT text (networkx's pydot bridge); the last state (violating, or reaching the witness)
+    """DOT text (networkx's pydot bridge), its first line the comment that marks it as
+    replcheck's (`checker.output_kinds`); the last state (violating, or reaching the witness)
     is drawn in its colour, labels left-aligned; `label` (a title and legend, for pictures) goes
     on top of the drawing."""
     dot, last = graph.copy(), last_state_key(graph)
@@ -59,12 +63,12 @@ def to_dot(graph: nx.DiGraph, label: str | None = None) -> str:
         data["label"] = data["label"].replace("\n", "\\l") + "\\l"
         if data[last]:
             data["color"] = last_state_colour(graph)
-    return nx.nx_pydot.to_pydot(dot).to_string()
+    return f"/* {GRAPH_MARK} */\n" + nx.nx_pydot.to_pydot(dot).to_string()
 
 
 def to_graphml(graph: nx.DiGraph) -> str:
-    """GraphML text (networkx's writer)."""
-    return "\n".join(nx.generate_graphml(graph)) + "\n"
+    """GraphML text (networkx's writer), its first line the comment that marks it as replcheck's."""
+    return f"<!-- {GRAPH_MARK} -->\n" + "\n".join(nx.generate_graphml(graph)) + "\n"
 
 
 def to_node_link_json(graph: nx.DiGraph) -> str:

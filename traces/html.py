@@ -14,6 +14,8 @@ import html
 import json
 from dataclasses import astuple
 
+from checker.output_kinds import TRACE_PAGE_META
+
 from .changes import tidy_line, trace_changes
 from .explain import blamed_step, explain_steps
 from .lanes import losses
@@ -27,6 +29,7 @@ from .wording import STEP_NAME
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+""" + TRACE_PAGE_META + """
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>:root {{ --mark: {mark}; }}

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checker.output_kinds import RENDERED, mark_picture
+
 from .figure_file import TooLongToDraw, figure_bytes
 from .store import load_trace, write_atomically
 from .trace import Trace
@@ -28,8 +30,9 @@ dozen steps. dot, graphml and json take any trace a file may hold."""
 
 
 def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:
-    """The trace rendered as `fmt` (one of FORMATS). Raises TooLongToDraw for a picture of more
-    than MAX_PICTURE_STEPS steps."""
+    """The trace rendered as `fmt` (one of FORMATS), carrying replcheck's mark
+    (`checker.output_kinds`). Raises TooLongToDraw for a picture of more than MAX_PICTURE_STEPS
+    steps."""
     if fmt in DRAWN and len(trace) > MAX_PICTURE_STEPS:
         raise TooLongToDraw(f"a trace of {len(trace):,} steps is too long to draw as {fmt}: a picture shows at most "
                             f"{MAX_PICTURE_STEPS} steps (dot, graphml and json take the whole trace)")
@@ -40,11 +43,11 @@ def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:
         from .picture import trace_title
 
         graph, title = trace_graph(trace, model), trace_title(trace)
-        return dot_picture(graph, fmt, title) or figure_bytes(graph_figure(graph, title), fmt)
+        return mark_picture(dot_picture(graph, fmt, title) or figure_bytes(graph_figure(graph, title), fmt), fmt)
     if fmt in ("svg", "png"):
         from .picture import lanes_figure
 
-        return figure_bytes(lanes_figure(trace, model), fmt)
+        return mark_picture(figure_bytes(lanes_figure(trace, model), fmt), fmt)
     if fmt == "html":
         from .html import trace_html
 
@@ -57,7 +60,8 @@ def render(trace: Trace, model, fmt: str, picture: str = "lanes") -> bytes:
 def render_file(source: Path, fmt: str, out: Path, picture: str = "lanes") -> Path:
     """Load the trace file `source`, render it as `fmt` and write `out` atomically (nothing is
     left behind on failure). Raises traces.store.TraceFileError for a bad source file or one too
-    long to draw, and OSError when `out` cannot be written."""
+    long to draw, and OSError when `out` cannot be written or holds anything but what `fmt`
+    renders (`checker.output_kinds.RENDERED`)."""
     trace, model = load_trace(source)
-    write_atomically(out, render(trace, model, fmt, picture))
+    write_atomically(out, render(trace, model, fmt, picture), RENDERED[fmt])
     return out

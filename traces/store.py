@@ -24,6 +24,7 @@ from model.registry import MODELS, build_model
 
 from checker.atomic_file import write_atomically
 from checker.file_roles import remember_read
+from checker.output_kinds import TRACE, trace_run
 
 from .outcome import is_witness
 from .replay import ReplayError, verify_trace
@@ -66,8 +67,10 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
 
 
 def save_trace(trace: Trace, model, path: Path) -> None:
-    """Save the trace to `path` atomically."""
-    write_atomically(path, json.dumps(trace_to_json(trace, model), indent=1) + "\n")
+    """Save the trace to `path` atomically; OSError where `path` holds anything but a saved
+    trace of the same run (`checker.output_kinds`)."""
+    doc = trace_to_json(trace, model)
+    write_atomically(path, json.dumps(doc, indent=1) + "\n", TRACE, trace_run(doc))
 
 
 def _field(doc: dict, key: str, kind: type | tuple, what: str) -> Any:

@@ -27,6 +27,7 @@ import numpy as np
 
 from traces.text import quoted
 from ..atomic_file import atomic_output
+from ..output_kinds import CHECKPOINT_PART
 from .identity import CheckpointError
 
 PART = re.compile(r"part-[0-9]{5,}\.npz")
@@ -53,7 +54,7 @@ def _part(directory: Path, kind: str, depth: int, part: int) -> Path:
 def _write(path: Path, **arrays) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_output(path) as out:
+        with atomic_output(path, CHECKPOINT_PART) as out:
             np.savez(out, **arrays)
     except OSError as exc:
         raise CheckpointError(f"cannot write {_name(path)}: {exc.strerror or exc}") from None

@@ -4,6 +4,7 @@ states as they are found, saves the frontier when a checkpoint is due, and commi
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Callable
@@ -31,6 +32,7 @@ class Saver:
         self.stop_at_first, self.max_depth = stop_at_first, max_depth
         if os.path.lexists(self.path) and not self.path.is_dir():
             raise CheckpointError("it is not a directory")
+        self.created = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -57,6 +59,13 @@ class Saver:
         self.committed = self.resumed.depth if self.resumed is not None else None
         self.level_digests = self.resumed.level_digests if self.resumed is not None else []
         self.last_commit = time.monotonic()
+
+    def abandon(self) -> None:
+        """After a failure (a full disk): remove the directory where this run created it and
+        committed no checkpoint to it, so that nothing half-written is left; a checkpoint
+        committed before stays as it is."""
+        if self.created and self.committed is None:
+            shutil.rmtree(self.path, ignore_errors=True)
 
     @property
     def directory(self) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..atomic_file import write_atomically
 from ..coverage import Coverage
+from ..output_kinds import CHECKPOINT_MANIFEST
 from ..result import LevelStats
 from .files import PART
 from .identity import CheckpointError, RunIdentity, is_name
@@ -202,7 +203,8 @@ def manifest_path(directory) -> Path:
 def write_snapshot(directory, snapshot: Snapshot) -> None:
     """Save the manifest atomically: the checkpoint is now this one."""
     try:
-        write_atomically(manifest_path(directory), json.dumps(snapshot.to_json(), indent=1) + "\n")
+        write_atomically(manifest_path(directory), json.dumps(snapshot.to_json(), indent=1) + "\n",
+                         CHECKPOINT_MANIFEST)
     except OSError as exc:
         raise CheckpointError(f"cannot write {MANIFEST}: {exc.strerror or exc}") from None
 

@@ -25,16 +25,13 @@ search's seconds and the suite's total is the time spent searching.
 
 from __future__ import annotations
 
-import errno
-import os
 import re
-import stat
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..atomic_file import write_atomically
+from ..output_kinds import JUNIT
 
 
 def classname(model: str, variant: str | None, config: Mapping | None = None) -> str:
@@ -121,22 +118,9 @@ def document(suites: Iterable[ET.Element]) -> bytes:
 
 def write_report(path: Path, suites: Iterable[ET.Element]) -> None:
     """Write the report to `path` atomically (the old file or the whole new one, never half a
-    report); OSError when it cannot be written."""
-    write_atomically(Path(path), document(suites))
-
-
-def probe(path: Path) -> None:
-    """Make sure a report can later be written at `path`, before a search spends time: not a
-    directory or other non-file, and its directory takes a new file (a temporary file is made
-    there and removed). OSError otherwise."""
-    path = Path(path)
-    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-        if path.is_dir():
-            raise OSError(errno.EISDIR, "it is a directory")
-        raise OSError(errno.EEXIST, "it exists and is not a regular file")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
-    os.close(fd)
-    os.unlink(tmp)
+    report); OSError when it cannot be written, or `path` is anything but a JUnit report
+    replcheck wrote (`checker.output_kinds`: its root `<testsuites name="replcheck">` is the mark)."""
+    write_atomically(Path(path), document(suites), JUNIT)
 
 
 def cause(trace) -> str:

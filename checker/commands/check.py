@@ -20,7 +20,8 @@ from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
 from traces.table import trace_table
-from .common import count_guards, make_dir, model_and_properties, saved_traces, stdout_console, symmetry_for, write_junit
+from .common import (count_guards, make_trace_dir, model_and_properties, saved_traces, stdout_console, symmetry_for,
+                     write_junit)
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
@@ -30,7 +31,8 @@ def check(model_name, variant, rules, invariant_names, keep_going, max_depth, tr
           show_coverage=False, coverage_html=None, **bounds):
     """`replcheck check` (cli.py declares its options and help)."""
     model, invariants = model_and_properties(model_name, variant, invariant_names, bounds, rules)
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(model, "", [i.name for i in invariants])],
+                   others={"--junit": junit, "--coverage-html": coverage_html, "--progress": progress_file})
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
@@ -54,7 +56,8 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
                             **wanted.parameters)
     except (ModelError, TypeError) as exc:
         raise UserError(f"checkpoint {directory}: its run cannot be rebuilt ({exc})") from None
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(model, "", [i.name for i in invariants])],
+                   others={"--coverage-html": coverage_html, "--progress": progress_file})
     depth = saved.max_depth if max_depth is None else max_depth
     saver = open_saver(directory, model, invariants, wanted.symmetry, checkpoint_every, saved.stop_at_first, depth)
     run_check(model, invariants, wanted.symmetry, saved.stop_at_first, depth, saver, trace_dir, as_json,
@@ -64,14 +67,16 @@ def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, m
 
 def write_coverage_page(path: Path | None, result) -> None:
     """Write the coverage page of `result` to `path` (if one was asked for), atomically; a
-    one-line UserError when it cannot be written."""
+    one-line UserError when it cannot be written, or `path` is anything but a coverage page
+    replcheck wrote (`checker.output_kinds`)."""
     if path is None:
         return
     from checker.atomic_file import write_atomically
     from checker.coverage_html import coverage_page
+    from checker.output_kinds import COVERAGE_PAGE
 
     try:
-        write_atomically(path, coverage_page(result))
+        write_atomically(path, coverage_page(result), COVERAGE_PAGE)
     except OSError as exc:
         raise UserError(f"cannot write the coverage page {path}: {exc.strerror or exc}") from None
 

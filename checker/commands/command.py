@@ -7,6 +7,9 @@ builds its commands with these classes).
 - No output may replace an input: the path options' roles (`checker.commands.paths`) are checked
   against each other (`checker.file_roles.clash`) before the command runs, and while it runs
   nothing it writes may replace a file it read.
+- No output replaces anything but replcheck's own output of its kind, and none goes where it
+  cannot be written: each output option is checked (`checker.output_kinds.refusal`) before the
+  command runs.
 - Every error line is tidied (`errors.tidy`): click's own messages quote the user's value whole,
   a 10 MB option value included.
 """
@@ -20,6 +23,7 @@ from pathlib import Path
 import click
 
 from checker.file_roles import Role, clash, command_files
+from checker.output_kinds import refusal
 from .errors import UserError, tidy
 from .paths import NonEmptyPath
 
@@ -70,7 +74,7 @@ def repeated(command: click.Command, ctx: click.Context, args: list[str]) -> str
 
 def roles(command: click.Command, ctx: click.Context) -> list[Role]:
     """The paths this command line names, each with the role its option plays."""
-    return [Role(spelling(p), Path(ctx.params[p.name]), p.type.role) for p in command.params
+    return [Role(spelling(p), Path(ctx.params[p.name]), p.type.role, p.type.kind) for p in command.params
             if isinstance(p.type, NonEmptyPath) and ctx.params.get(p.name) is not None]
 
 
@@ -87,8 +91,11 @@ class ReplcheckCommand(TidyErrors, click.Command):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
-        """Run the command once its paths are known not to clash, remembering what it reads."""
-        problem = clash(roles(self, ctx))
+        """Run the command once its paths are known not to clash and its outputs to be writable
+        without replacing anything but replcheck's own output, remembering what it reads."""
+        named = roles(self, ctx)
+        problem = clash(named) or next(filter(None, (refusal(r.option, r.path, r.kind) for r in named
+                                                     if r.kind is not None)), None)
         if problem is not None:
             raise UserError(problem)
         with command_files():

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from checker.ci import junit as junit_xml
 from checker.invariant import applies, scope, settings
+from checker.output_kinds import RENDERED, TRACE, model_run, planned_refusal
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
 from invariants.registry import select
@@ -148,11 +149,39 @@ def make_dir(path: Path | None) -> None:
             raise UserError(f"cannot create directory {path}: {exc.strerror}") from None
 
 
+def trace_path(trace_dir: Path, model, name: str, tag: str = "") -> Path:
+    """Where a trace of the property `name` found on `model` is saved in `trace_dir`:
+    <model>-<variant>-[<tag>-]<name>.json."""
+    return trace_dir / f"{model.name}-{model.variant or 'default'}-{tag + '-' if tag else ''}{name}.json"
+
+
+def make_trace_dir(trace_dir: Path | None, searches, render_format: str | None = None,
+                   others: dict[str, Path | None] | None = None) -> None:
+    """Before a search: make sure every trace (and with `render_format`, its picture) it may
+    save in `trace_dir` can be written there (`checker.output_kinds.planned_refusal`: no file
+    there but a trace of the same run, or the same kind of picture, is replaced, and none is a
+    file another output option names, `others`: option -> path), then create the directory.
+    `searches`: (model, tag, property names) for each search the command runs. UserError otherwise."""
+    if trace_dir is None:
+        return
+    planned = {}
+    for model, tag, names in searches:
+        for name in names:
+            path = trace_path(trace_dir, model, name, tag)
+            planned[path] = (TRACE, model_run(model, name))
+            if render_format:
+                planned[default_output(path, render_format, "lanes")] = (RENDERED[render_format], None)
+    problem = planned_refusal("--trace-dir", planned, others or {})
+    if problem is not None:
+        raise UserError(problem)
+    make_dir(trace_dir)
+
+
 def saved_traces(result, model, trace_dir: Path, tag: str = ""):
     """Save each counterexample of `result` as <model>-<variant>-[<tag>-]<invariant>.json in
     `trace_dir`, yielding (invariant, file) as each is written; UserError when one cannot be."""
     for name, trace in result.violations.items():
-        path = trace_dir / f"{model.name}-{model.variant or 'default'}-{tag + '-' if tag else ''}{name}.json"
+        path = trace_path(trace_dir, model, name, tag)
         try:
             save_trace(trace, model, path)
         except OSError as exc:

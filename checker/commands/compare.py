@@ -14,7 +14,7 @@ from checker.report import comparison_markdown, comparison_table, comparison_to_
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS, build_model
-from .common import (applicable, check_report_options, count_guards, default_output, make_dir, render_or_fail, save_traces,
+from .common import (applicable, check_report_options, count_guards, default_output, make_trace_dir, render_or_fail, save_traces,
                      stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
@@ -44,7 +44,8 @@ def compare(model_name, variants, rules, invariant_names, trace_dir, render_form
     except ModelError as exc:
         raise UserError(str(exc)) from None
     invariants = applicable(models.values(), invariants, bool(invariant_names), everywhere=False)
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(m, "", [i.name for i in invariants]) for m in models.values()], render_format,
+                   {"--junit": junit, "--progress": progress_file})
 
     symmetric = symmetry_for(list(models.values()), invariants, symmetry)
     count_guards(models.values(), show_coverage)

@@ -11,6 +11,7 @@ import click
 from checker.atomic_file import write_atomically
 from checker.distinction_report import distinction_explained, distinction_json, distinction_summary, distinction_table
 from checker.distinguish import distinguish as tell_apart, first_difference
+from checker.output_kinds import PAIR_PICTURE, RENDERED, TRACE, model_run, planned_refusal
 from checker.progress import prepare_kernels
 from invariants.registry import select
 from model.params import ModelError
@@ -41,6 +42,14 @@ def distinguish(model_name, variants, rules, invariant_name, explain, trace_dir,
     if getattr(models[0], "rules", None) and models[0].rules == models[1].rules:
         raise UserError(f"--variants {names[0]} and {names[1]} have the same rules: give two different rule sets")
     applicable(models, [prop], True)
+    path = trace_dir / f"{model_name}-{names[0]}-vs-{names[1]}-{prop.name}.json" if trace_dir is not None else None
+    if path is not None:  # its trace, the pair picture and the trace's picture, checked before the search
+        planned = {path: (TRACE, model_run(models[0], prop.name)), path.with_suffix(".pair.svg"): (PAIR_PICTURE, None)}
+        if render_format:
+            planned[default_output(path, render_format, "lanes")] = (RENDERED[render_format], None)
+        problem = planned_refusal("--trace-dir", planned, {})
+        if problem is not None:
+            raise UserError(problem)
     make_dir(trace_dir)
     prepare_kernels(models)
     with search(engine, master, partitions, None, None, f"{model_name} {names[0]} against {names[1]}") as (explore,
@@ -50,7 +59,6 @@ def distinguish(model_name, variants, rules, invariant_name, explain, trace_dir,
     parted = first_difference(found.first, found.second) if found.first is not None else None
     files = {}
     if found.first is not None and trace_dir is not None:  # A's side is a counterexample of A's model
-        path = trace_dir / f"{model_name}-{first}-vs-{second}-{prop.name}.json"
         try:
             save_trace(found.first, models[0], path)
         except OSError as exc:
@@ -63,7 +71,7 @@ def distinguish(model_name, variants, rules, invariant_name, explain, trace_dir,
         pair = path.with_suffix(".pair.svg")
         try:
             write_atomically(pair, pair_svg(found.first, models[0], found.second, models[1],
-                                            distinction_explained(models, prop, found, parted)))
+                                            distinction_explained(models, prop, found, parted)), PAIR_PICTURE)
         except OSError as exc:
             raise UserError(f"cannot write picture {pair}: {exc.strerror}") from None
         files["pair picture"] = str(pair)

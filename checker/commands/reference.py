@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from checker.atomic_file import write_atomically
+from checker.output_kinds import REFERENCE as REFERENCE_KIND
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
 """Where the reference lives in the repository."""
@@ -104,7 +105,7 @@ def main(argv: list[str]) -> int:
             print(f"{REFERENCE} is out of date: run python -m checker.commands.reference", file=sys.stderr)
             return 1
         return 0
-    write_atomically(REFERENCE, text)
+    write_atomically(REFERENCE, text, REFERENCE_KIND)
     return 0
 
 

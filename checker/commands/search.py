@@ -30,7 +30,8 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
     search got, which `checked` properties (invariants and witnesses) it had found violated or
     reached, and where its checkpoint is
     (also as a JSON object on stdout with `as_json`). Each level is appended to `progress_file`
-    as a JSON line, if one is given."""
+    as a JSON line, if one is given. A checkpoint directory the run created and could not save
+    its first checkpoint in (a full disk) is removed (`Saver.abandon`)."""
     reached = []
 
     def recorded(on_level):
@@ -53,6 +54,7 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
             raise
         raise UserError(f"cannot write progress file {progress_file}: {exc.strerror}") from None
     except CheckpointError as exc:
+        saver.abandon()
         raise UserError(f"checkpoint {saver.directory}: {exc}") from None
     except KeyboardInterrupt as exc:
         terminated, last = isinstance(exc, Terminated), reached[0] if reached else None

@@ -19,7 +19,7 @@ from checker.coverage_report import walk_coverage_tables
 from checker.simulation.report import (milestones_table, properties_table as simulated_properties, simulation_json,
                                        summary_table as simulation_summary)
 from traces.table import trace_table
-from .common import (check_report_options, count_guards, default_output, make_dir, model_and_properties, render_or_fail, saved_traces,
+from .common import (check_report_options, count_guards, default_output, make_trace_dir, model_and_properties, render_or_fail, saved_traces,
                      stdout_console, symmetry_for, write_junit)
 from .errors import EXIT_VIOLATED, UserError
 
@@ -35,7 +35,7 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
         walks = 10_000
     model, properties = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     count_guards([model], show_coverage)
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(model, "", [p.name for p in properties])], render_format, {"--junit": junit})
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights,
                "steer": steered_toward(steer, properties)}
     try:

@@ -15,7 +15,7 @@ from checker.sweep import configurations, sweep
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import MODELS
-from .common import (buildable, check_report_options, count_guards, default_output, make_dir, render_or_fail, save_traces,
+from .common import (buildable, check_report_options, count_guards, default_output, make_trace_dir, render_or_fail, save_traces,
                      stdout_console, symmetry_for, with_rules, write_junit)
 from .errors import UserError
 from .search import search
@@ -46,7 +46,8 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
         configs, models = buildable(model_name, variant, ghost, configurations(choices))
     except ModelError as exc:
         raise UserError(str(exc)) from None
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(m, sweep_tag(c), [i.name for i in invariants]) for c, m in zip(configs, models)],
+                   render_format, {"--junit": junit, "--progress": progress_file})
     symmetric = symmetry_for(models, invariants, symmetry)
     count_guards(models, show_coverage)
     with search(engine, master, partitions, work_dir, memory_budget, f"{model_name} sweep", models, symmetric,
@@ -55,8 +56,7 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
     kept = []  # each run's saved traces, for the JUnit report
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):
-            tag = "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
-            kept.append(save_traces(result, model, trace_dir, tag))
+            kept.append(save_traces(result, model, trace_dir, sweep_tag(config)))
             for path in kept[-1].values():
                 if render_format:
                     render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
@@ -75,6 +75,11 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
             console.print(coverage_matrix([replace(result, variant=configuration_words(config)) for config, result in runs]))
     write_junit(junit, [junit_xml.result_suite(result, kept[i] if kept else {}, model, config, names)
                         for i, ((config, result), model) in enumerate(zip(runs, models))])
+
+
+def sweep_tag(config: dict) -> str:
+    """A configuration as its traces' names carry it: 'acks=1_min-insync-replicas=2'."""
+    return "_".join(f"{k.replace('_', '-')}={v}" for k, v in config.items())
 
 
 def parse_values(param, text: str) -> list:

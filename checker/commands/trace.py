@@ -11,6 +11,7 @@ import click
 
 from checker.compile_notice import compile_notices
 from checker.file_roles import INPUT, OUTPUT, same_place
+from checker.output_kinds import RENDERED, file_refusal
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
 from traces.store import TraceFileError, load_trace
@@ -44,13 +45,16 @@ def trace_show(file, explain):
 @click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="output format")
 @click.option("--picture", type=click.Choice(PICTURES), default="lanes", show_default=True,
               help="svg/png: replica lanes, or the trace graph")
-@click.option("-o", "--output", type=NonEmptyPath(role=OUTPUT, dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", type=NonEmptyPath(role=OUTPUT, path_type=Path), default=None, metavar="FILE",
               help="output file (default: beside FILE, named by picture and format)")
 def trace_render(file, fmt, picture, output):
     """Render a trace: lanes picture (svg, png), trace graph (dot, graphml, json) or an HTML page."""
     out = output or default_output(Path(file), fmt, picture)
     if same_place(out, Path(file)):
         raise UserError(f"{out} is the trace file itself: choose another output with -o")
+    problem = file_refusal("-o", out, RENDERED[fmt])  # the default beside the trace too
+    if problem is not None:
+        raise UserError(problem)
     with compile_notices():
         render_or_fail(Path(file), fmt, out, picture)
     click.echo(str(out))

@@ -11,7 +11,7 @@ from invariants.registry import select
 from model.fetch import tradeoffs
 from model.params import ModelError
 from model.registry import build_model
-from .common import (check_report_options, default_output, make_dir, render_or_fail, save_traces, stdout_console,
+from .common import (check_report_options, default_output, make_trace_dir, render_or_fail, save_traces, stdout_console,
                      symmetry_for)
 from .errors import UserError
 from .search import search
@@ -30,7 +30,8 @@ def tradeoffs_command(flush, max_records, max_epoch, max_crashes, trace_dir, ren
                                         bounds)
     except ModelError as exc:
         raise UserError(str(exc)) from None
-    make_dir(trace_dir)
+    make_trace_dir(trace_dir, [(m, setup.slug, [p.name for p in properties]) for setup, m in models], render_format,
+                   {"--progress": progress_file})
     symmetric = symmetry_for([m for _, m in models], properties, symmetry)
     with search(engine, master, partitions, work_dir, memory_budget, "trade-offs", [m for _, m in models], symmetric,
                 progress_file=progress_file) as (explore, on_level):
