@@ -14,6 +14,10 @@ outcome it checks (one line, exit 130 or 143) is the same whatever stage the run
 
 from __future__ import annotations
 
+import os
+import pty
+import re
+import select
 import signal
 import subprocess
 import sys
@@ -44,7 +48,7 @@ def wait_for(sign: Callable[[], bool], proc: subprocess.Popen, what: str) -> Non
     """Return once `sign()` is true; fail if `proc` ends first, or after PATIENCE seconds."""
     deadline = time.monotonic() + PATIENCE
     while not sign():
-        assert proc.poll() is None, f"the run ended before {what}: {proc.communicate()[1][-2000:]}"
+        assert proc.poll() is None, f"the run ended before {what}: {(proc.communicate()[1] or '')[-2000:]}"
         assert time.monotonic() < deadline, f"no sign of {what} in {PATIENCE:.0f} s"
         time.sleep(0.05)
 
@@ -62,3 +66,34 @@ def until(condition: Callable[[], bool], what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"{what} did not happen in {PATIENCE:.0f} s"
         time.sleep(0.1)
+
+
+class Terminal:
+    """A pseudo-terminal for a process's stderr, so that it shows the progress line it shows a
+    person (rich draws it only on a terminal): `stderr` to pass to `started`, `text()` what
+    arrived so far, `lines()` all of it once the process has ended, control sequences left out."""
+
+    def __init__(self):
+        self.reader, self.stderr = pty.openpty()
+        self.received = b""
+
+    def text(self) -> str:
+        """What the process wrote so far (without waiting for more)."""
+        while select.select([self.reader], [], [], 0)[0]:
+            try:
+                chunk = os.read(self.reader, 65536)
+            except OSError:  # the process ended and closed its end
+                break
+            if not chunk:
+                break
+            self.received += chunk
+        return self.received.decode(errors="replace")
+
+    def lines(self) -> list[str]:
+        """Every line the process wrote (call after it ended), without the terminal's control
+        sequences and the progress line's redrawing."""
+        os.close(self.stderr)
+        text = self.text()
+        os.close(self.reader)
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+        return [line.split("\r")[-1] for line in text.replace("\r\n", "\n").split("\n") if line.split("\r")[-1].strip()]

@@ -11,24 +11,32 @@ from pathlib import Path
 from interrupting import started
 
 
-def tagged_run(*args: str) -> tuple[subprocess.Popen, str]:
-    """`replcheck ARGS` in a new process started as `interrupting.started` starts one, and the
-    tag its Spark processes will carry."""
+def tagged_run(*args: str, **popen) -> tuple[subprocess.Popen, str]:
+    """`replcheck ARGS` in a new process started as `interrupting.started` starts one (`popen`:
+    its other arguments), and the tag its Spark processes will carry."""
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    return started(*args, env=dict(os.environ, REPLCHECK_TEST_TAG=tag)), tag
+    return started(*args, env=dict(os.environ, REPLCHECK_TEST_TAG=tag), **popen), tag
 
 
-def spark_processes(tag: str) -> set[int]:
-    """The Spark JVMs and Python workers started by a process run with REPLCHECK_TEST_TAG=tag
-    (children inherit the environment, so the tag tells them from other test workers' Sparks)."""
+def spark_processes(tag: str, kinds: tuple[bytes, ...] = (b"org.apache.spark.deploy.SparkSubmit",
+                                                          b"pyspark.daemon")) -> set[int]:
+    """The Spark JVMs and Python workers (or, naming `kinds`, those whose command line holds one
+    of them) started by a process run with REPLCHECK_TEST_TAG=tag (children inherit the
+    environment, so the tag tells them from other test workers' Sparks)."""
     pids = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
                 cmdline = (proc / "cmdline").read_bytes()
-                if b"org.apache.spark.deploy.SparkSubmit" in cmdline or b"pyspark.daemon" in cmdline:
+                if any(kind in cmdline for kind in kinds):
                     if f"REPLCHECK_TEST_TAG={tag}".encode() in (proc / "environ").read_bytes().split(b"\0"):
                         pids.add(int(proc.name))
             except OSError:
                 pass
     return pids
+
+
+def workers(tag: str) -> set[int]:
+    """The Python workers of the Spark of the run tagged `tag`: there while its tasks run (a sign
+    that its search or walks are under way)."""
+    return spark_processes(tag, (b"pyspark.daemon",))

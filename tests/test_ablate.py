@@ -114,22 +114,23 @@ def test_bad_ablations_are_one_line_errors(args, words):
 
 def test_ctrl_c_ends_an_ablation_on_spark_at_once_and_leaves_no_worker():
     """Each search runs whole inside a Python worker, which cancelling the Spark job does not
-    stop: the interrupted run ends its workers itself instead of waiting for the search."""
+    stop: the interrupted run ends its workers itself instead of waiting for the search. The
+    signal goes once a worker of this run is up (the searches running: the variant's own takes
+    about a minute)."""
     import signal
-    import time
 
-    from spark_processes import spark_processes, tagged_run
+    from interrupting import PATIENCE, until, wait_for
+    from spark_processes import spark_processes, tagged_run, workers
 
     proc, tag = tagged_run("ablate", "--model", "fetch", "--variant", "kip966", "--invariant", "committed-survives",
                            "--replicas", "3", "--min-insync-replicas", "2", "--flush", "async", "--log-size", "2",
                            "--max-records", "2", "--max-crashes", "1", "--max-epoch", "3", "--master", "local[2]")
-    time.sleep(20)  # Spark started, the searches running (the variant's own takes about a minute)
+    wait_for(lambda: workers(tag), proc, "a Spark worker running a search")
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130, err
     assert err.strip().splitlines()[-1] == "Error: interrupted by the user; no result or trace was written"
-    time.sleep(1)
-    assert spark_processes(tag) == set()
+    until(lambda: not spark_processes(tag), "the run's JVM and workers going")
 
 
 def test_a_memory_budget_no_task_can_keep_is_refused_before_spark_starts():

@@ -23,6 +23,7 @@ from checker.checkpoint.snapshot import MANIFEST, sealed
 from checker.local import explore
 from checker.symmetry_choice import choose_symmetry
 from conftest import run_cli
+from interrupting import PATIENCE, wait_for
 from invariants.registry import select
 from model.registry import build_model
 from test_spark_engine import _java_or_skip, same_results, sc  # noqa: F401 (sc is a fixture)
@@ -127,12 +128,10 @@ def test_a_run_killed_at_a_random_moment_resumes_to_the_uninterrupted_result(tmp
     proc = subprocess.Popen([sys.executable, "-m", "cli", "check", *RUN, *_engine_args(writer, 3),
                              "--checkpoint-dir", str(directory), "--checkpoint-every", "0"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while not (directory / MANIFEST).exists() and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(random.Random(seed).uniform(0.0, 1.5 if writer == "local" else 5.0))
+    wait_for((directory / MANIFEST).exists, proc, "the checkpoint's manifest")
+    time.sleep(random.Random(seed).uniform(0.0, 1.5 if writer == "local" else 5.0))  # a moment, whatever it holds
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=PATIENCE)
     resumed = subprocess.run([sys.executable, "-m", "cli", "resume", str(directory), *_engine_args(reader, 2), "--json"],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 1, resumed.stderr
@@ -145,10 +144,9 @@ def test_ctrl_c_saves_a_final_checkpoint_and_says_how_to_resume(tmp_path, uninte
                              str(directory), "--checkpoint-every", "3600"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # level 9 is journalled while level 8 is expanded, after the search took level 8 as its checkpoint
-    while not (directory / "levels" / f"{9:08d}").exists() and proc.poll() is None:
-        time.sleep(0.01)
+    wait_for((directory / "levels" / f"{9:08d}").exists, proc, "level 9 in the journal")
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130, err
     line = err.strip().splitlines()[-1]
     assert f"saved in {directory}: continue with `replcheck resume {directory}`" in line, line

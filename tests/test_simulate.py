@@ -21,7 +21,8 @@ from checker.simulation.weightings import WEIGHTINGS
 from conftest import run_cli, run_json
 from invariants.registry import select
 from model.registry import build_model
-from spark_processes import spark_processes, tagged_run
+from interrupting import PATIENCE, Terminal, until, wait_for
+from spark_processes import spark_processes, tagged_run, workers
 from traces.replay import verify_trace, walk
 from traces.store import load_trace
 
@@ -251,23 +252,28 @@ def test_bad_variant_pairs_are_one_line_errors(variants, words):
 
 @pytest.mark.parametrize("engine", ["local", "spark"])
 def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, engine):
-    import re
+    """Ctrl-C once the walks are under way (the local engine's progress line on a terminal says
+    so; on Spark, a worker of this run is up) ends the run with one line, exit 130, no trace
+    written and no JVM or Python worker left."""
     import signal
-    import time
 
     from checker.progress import prepare_kernels
 
     prepare_kernels([build_model("fetch", "hw", ghost=True, replicas=3)])
+    terminal = Terminal()
     proc, tag = tagged_run("simulate", "--engine", engine, "--model", "fetch", "--variant", "hw", "--replicas", "3",
-                           "--seconds", "60", "--trace-dir", str(tmp_path))
-    time.sleep(8)
+                           "--seconds", "600", "--trace-dir", str(tmp_path), stderr=terminal.stderr)
+    if engine == "local":
+        wait_for(lambda: " walks, " in terminal.text(), proc, "the walks' progress line")
+    else:
+        wait_for(lambda: workers(tag), proc, "a Spark worker running walks")
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=PATIENCE)
+    err = terminal.lines()
     assert proc.returncode == 130, err
-    assert re.fullmatch(r"Error: interrupted by the user; no result or trace was written", err.strip().splitlines()[-1])
+    assert err[-1] == "Error: interrupted by the user; no result or trace was written", err
     assert out == "" and list(tmp_path.iterdir()) == []
-    time.sleep(1)
-    assert spark_processes(tag) == set()  # no JVM or Python worker of this run is left
+    until(lambda: not spark_processes(tag), "the run's JVM and workers going")  # none is left
 
 
 def test_distinguish_gives_the_same_behaviour_on_both_engines():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from interrupting import PATIENCE
 from test_spark_engine import _java_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for(log: Path, text: str, count: int = 1, timeout: float = 60) -> None:
+def _wait_for(log: Path, text: str, count: int = 1, timeout: float = PATIENCE) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
         if log.exists() and log.read_text(errors="replace").count(text) >= count:

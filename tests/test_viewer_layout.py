@@ -270,7 +270,8 @@ def test_no_label_is_cut_by_the_sticky_lane_names_or_the_picture_edge(opened):
 
     uncut("on load")
     page.evaluate("document.getElementById('picture').scrollLeft = 270")  # a column and a third
-    page.wait_for_timeout(200)
+    # wait for the browser to snap to a whole column (a sign, not a delay; playwright's 30 s only guard a hang)
+    page.wait_for_function(f"() => {{ const s = ({COLUMNS_SCROLLED})(); return Math.abs(s - Math.round(s)) < 0.02; }}")
     uncut("scrolled by hand")
     page.keyboard.press("Home")
     assert column_shown(page, 0)
