@@ -125,5 +125,12 @@ def switched(book: "RuleBook", rule_set: RuleSet, choices: dict[str, str]) -> Ru
 
 
 def with_switches(variant: str, switches: tuple[str, ...] | list[str]) -> str:
-    """The variant's name with `--rule` switches (each RULE=CHOICE) added, for `RuleBook.resolve`."""
+    """The variant's name with `--rule` switches (each one RULE=CHOICE) added, for
+    `RuleBook.resolve`; ModelError for a switch that holds SWITCH: `+` joins the switches of a
+    variant's name (`kip966+elr=off`), so inside one switch it would pass a second switch (or a
+    stray `+`) off as part of the first."""
+    for switch in switches:
+        if SWITCH in switch:
+            raise ModelError(f"a rule switch is one RULE=CHOICE, got {quoted(switch)} ({quoted(SWITCH)} joins "
+                             f"switches only in a variant's name, as in kip966+elr=off)")
     return variant + "".join(SWITCH + switch for switch in switches)

@@ -227,3 +227,59 @@ def test_a_rule_set_switched_again_keeps_one_choice_per_rule():
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["switches"]
     assert ("truncation", "kip279", "kip320") in {(r["rule"], r["to"], r["variant"]) for r in rows}
+
+
+BAD_SWITCHES = ["elr=on+truncation=hw", "a+b", "elr=on+", "+elr=on", "elr=on+elr=on", "+"]
+"""`--rule` values that are not one RULE=CHOICE: `+` joins switches in a variant's name only."""
+
+RULE_COMMANDS = {
+    "check": ["check", "--variant", "kip966"],
+    "simulate": ["simulate", "--variant", "kip966", "--walks", "8"],
+    "compare": ["compare", "--variants", "kafka37,kip966"],
+    "sweep": ["sweep", "--variant", "kip966", "--acks", "1,all"],
+    "distinguish": ["distinguish", "--variants", "kafka37,kip966", "--invariant", "committed-survives"],
+    "ablate": ["ablate", "--variant", "kip966", "--invariant", "committed-survives"],
+}
+"""Every command that takes --rule, with what it needs besides; each but distinguish also takes --junit."""
+
+
+def _manifest_rules(switch: str) -> str:
+    """The manifest's `rules` table that says what `--rule switch` says (`a+b` becomes a+b = "on")."""
+    rule, _, choice = switch.partition("=")
+    return f'{{ "{rule}" = "{choice or "on"}" }}'
+
+
+@pytest.mark.parametrize("switch", BAD_SWITCHES)
+@pytest.mark.parametrize("command", [*RULE_COMMANDS, "verify"])
+def test_a_rule_value_of_more_than_one_switch_is_a_one_line_error_on_every_command(tmp_path, command, switch):
+    """`--rule elr=on+truncation=hw` (or a manifest's `rules = { elr = "on+truncation=hw" }`) is
+    refused before anything runs: one `Error:` line naming the value, exit 2, no traceback, and
+    no file where an output was asked for."""
+    from hostile import assert_documented_answer, assert_one_error_line, invoke
+
+    out = tmp_path / "out"
+    if command == "verify":
+        manifest = tmp_path / "m.toml"
+        manifest.write_text(f'[[expect]]\nmodel = "fetch"\nvariant = "kip966"\nrules = {_manifest_rules(switch)}\n'
+                            'property = "committed-survives"\noutcome = "holds"\n')
+        args = ["verify", str(manifest), "--junit", str(out)]
+    else:
+        output = ["--trace-dir", str(out)] if command == "distinguish" else ["--junit", str(out)]
+        args = [*RULE_COMMANDS[command], "--model", "fetch", "--rule", switch, "--engine", "local", *output]
+    result = invoke(args)
+    assert_documented_answer(result, {2})
+    assert_one_error_line(result)
+    assert "a rule switch is one RULE=CHOICE" in result.stderr and "'+' joins switches only in a variant's name" \
+        in result.stderr, result.stderr
+    assert not out.exists()
+
+
+def test_plus_still_joins_switches_in_a_variants_name():
+    """What `--rule` refuses is the variant's own spelling: `--variant kip966+elr=off` and
+    `--variant kip966 --rule elr=off` are one rule set."""
+    from model.rules import with_switches
+
+    assert with_switches("kip966", ["elr=off"]) == "kip966+elr=off"
+    assert build_model("fetch", "kip966+elr=off").variant == build_model("fetch", with_switches("kip966", ["elr=off"])).variant
+    with pytest.raises(ModelError, match="a rule switch is one RULE=CHOICE, got 'elr=off\\+truncation=hw'"):
+        with_switches("kip966", ["elr=off+truncation=hw"])

@@ -67,7 +67,8 @@ def another_variants(prop, models) -> bool:
 def with_rules(model_name: str, variant: str | None, rules: tuple[str, ...] = ()) -> str | None:
     """The variant with the `--rule` switches (each RULE=CHOICE) added to its name (the model's
     default variant when `variant` is None), to be resolved when the model is built; UserError
-    for a model without rules to switch."""
+    for a model without rules to switch, or a value that is not one RULE=CHOICE (`+` joins
+    switches in a variant's name only: `model.rules.with_switches`)."""
     if not rules:
         return variant
     kind = MODELS.get(model_name)
@@ -76,7 +77,10 @@ def with_rules(model_name: str, variant: str | None, rules: tuple[str, ...] = ()
     if kind.rules is None:
         raise UserError(f"model {model_name} has no rules to switch"
                         + (f" (its variants are fixed: {', '.join(kind.variants)})" if kind.variants else ""))
-    return with_switches(variant if variant is not None else kind.default_variant, rules)
+    try:
+        return with_switches(variant if variant is not None else kind.default_variant, rules)
+    except ModelError as exc:
+        raise UserError(f"--rule: {exc}") from None
 
 
 def model_and_properties(model_name: str, variant: str | None, names, bounds: dict, rules: tuple[str, ...] = ()) -> tuple:
