@@ -5,6 +5,8 @@ Kafka's history (KAFKA-1211, fixed by KIP-101's truncation alone)."""
 from __future__ import annotations
 
 import json
+import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,34 @@ def test_minimal_finds_kip101s_truncation_alone_on_top_of_hw():
     assert found["searches"] < 8
 
 
+def test_a_step_property_is_ablated_as_an_invariant_is():
+    """A step property (a follower joins the ISR only caught up) asks the same question of the
+    rules as an invariant: it fails under the hw variant, KIP-279's truncation alone makes it
+    hold, and a trace found under one rule set replays, step by step, under another. Every
+    verdict is what `check` says of that rule set. And an ablation of the other step property
+    ends with its table (the progress line's projection once spun forever after the last level
+    of a step property's search: checker/forecast.py)."""
+    result = run_cli("ablate", "--model", "fetch", "--variant", "kip320", "--invariant", "isr-join-caught-up",
+                     "--minimal", "--engine", "local", "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)["minimal"]
+    assert found["rules"] == ["truncation", "fetch-fencing", "bounce"] and found["sets"] == [["truncation"]]
+    decided = [row for row in found["decided"] if row["how"] != "superset"]
+    assert "replayed" in {row["how"] for row in decided}
+    for row in decided:
+        status, length = _verdict(row["variant"], "isr-join-caught-up")
+        assert row["verdict"] == status, row
+        assert row["trace_length"] == length if row["how"] == "searched" else row["trace_length"] >= length
+    rows = json.loads(run_cli("ablate", "--model", "fetch", "--variant", "kip279", "--invariant", "isr-join-caught-up",
+                              "--engine", "local", "--json").stdout)["switches"]
+    assert [(r["rule"], r["to"], r["verdict"], r["needed"]) for r in rows] == [
+        (None, None, "holds", None), ("truncation", "kip101", "violated", "needed")]
+    monotonic = run_cli("ablate", "--model", "fetch", "--invariant", "leader-hw-monotonic", "--replicas", "2",
+                        "--max-records", "1", "--max-crashes", "0", "--engine", "local", "--json")
+    assert monotonic.exit_code == 0, monotonic.output
+    assert {row["verdict"] for row in json.loads(monotonic.stdout)["switches"]} == {"holds"}
+
+
 def test_minimal_gives_the_same_answer_on_spark():
     args = ("ablate", "--model", "fetch", "--variant", "kip320", "--invariant", "committed-survives", "--minimal",
             "--max-crashes", "1", "--json")
@@ -112,24 +142,54 @@ def test_bad_ablations_are_one_line_errors(args, words):
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
 
 
-def test_ctrl_c_ends_an_ablation_on_spark_at_once_and_leaves_no_worker():
-    """Each search runs whole inside a Python worker, which cancelling the Spark job does not
-    stop: the interrupted run ends its workers itself instead of waiting for the search. The
-    signal goes once a worker of this run is up (the searches running: the variant's own takes
-    about a minute)."""
-    import signal
+LRS = ("--replicas", "3", "--min-insync-replicas", "2", "--flush", "async", "--log-size", "2", "--max-records", "2",
+       "--max-crashes", "1", "--max-epoch", "3")
+"""The Last Replica Standing bounds: kip966's own search takes about a minute, so a signal sent
+once its first level is done lands mid-ablation."""
 
+
+@pytest.mark.parametrize("signum, code, message", [(signal.SIGINT, 130, "interrupted by the user"),
+                                                   (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_ctrl_c_and_sigterm_end_a_local_ablation_with_one_line(tmp_path, signum, code, message):
+    """A Ctrl-C or SIGTERM in the middle of an ablation's searches (the progress line on a
+    terminal shows a level done) ends it as every command ends: one line, exit 130 or 143, no
+    trace or report written."""
+    from checker.progress import prepare_kernels
+    from interrupting import PATIENCE, Terminal, started, wait_for
+    from model.registry import build_model
+
+    prepare_kernels([build_model("fetch", "kip966", replicas=3)])  # compiled beforehand: the run below searches
+    traces, junit, terminal = tmp_path / "traces", tmp_path / "report.xml", Terminal()
+    proc = started("ablate", "--model", "fetch", "--variant", "kip966", "--invariant", "committed-survives", *LRS,
+                   "--engine", "local", "--trace-dir", str(traces), "--junit", str(junit), stderr=terminal.stderr)
+    wait_for(lambda: re.search(r"kip966 \(1 of \d+\).*depth \d", terminal.text()), proc, "the first search's first level")
+    proc.send_signal(signum)
+    out, _ = proc.communicate(timeout=PATIENCE)
+    lines = terminal.lines()
+    assert proc.returncode == code, lines[-5:]
+    assert lines[-1] == f"Error: {message}; no result or trace was written"
+    assert not any("Traceback" in line for line in lines) and out == ""
+    assert not junit.exists() and not (traces.exists() and any(traces.iterdir()))
+
+
+@pytest.mark.xdist_group("spark")
+@pytest.mark.parametrize("signum, code, message", [(signal.SIGINT, 130, "interrupted by the user"),
+                                                   (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_ctrl_c_ends_an_ablation_on_spark_at_once_and_leaves_no_worker(signum, code, message):
+    """Each search runs whole inside a Python worker, which cancelling the Spark job does not
+    stop: the interrupted run ends its workers itself instead of waiting for the search, and
+    ends as every command does (one line, exit 130 or 143). The signal goes once a worker of
+    this run is up (the searches running: the variant's own takes about a minute)."""
     from interrupting import PATIENCE, until, wait_for
     from spark_processes import spark_processes, tagged_run, workers
 
     proc, tag = tagged_run("ablate", "--model", "fetch", "--variant", "kip966", "--invariant", "committed-survives",
-                           "--replicas", "3", "--min-insync-replicas", "2", "--flush", "async", "--log-size", "2",
-                           "--max-records", "2", "--max-crashes", "1", "--max-epoch", "3", "--master", "local[2]")
+                           *LRS, "--master", "local[2]")
     wait_for(lambda: workers(tag), proc, "a Spark worker running a search")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=PATIENCE)
-    assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "Error: interrupted by the user; no result or trace was written"
+    assert proc.returncode == code, err
+    assert err.strip().splitlines()[-1] == f"Error: {message}; no result or trace was written"
     until(lambda: not spark_processes(tag), "the run's JVM and workers going")
 
 
