@@ -241,4 +241,4 @@ def test_steps_by_depth_add_up_to_each_levels_steps(kip320):
 def test_a_coverage_page_that_cannot_be_written_is_refused_before_the_search(tmp_path):
     result = run_cli(*KIP320, "--engine", "local", "--coverage-html", str(tmp_path / "missing" / "page.html"))
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
-    assert "--coverage-html" in result.stderr and "cannot write a page there" in result.stderr
+    assert "--coverage-html" in result.stderr and "cannot write a coverage page there" in result.stderr
