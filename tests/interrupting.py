@@ -89,6 +89,20 @@ class Terminal:
             self.received += chunk
         return self.received.decode(errors="replace")
 
+    def ended(self, proc: subprocess.Popen) -> tuple[str, list[str]]:
+        """(stdout, `lines()`) once `proc` has ended, reading the terminal meanwhile as a person's
+        terminal does: a process whose progress line fills an unread pseudo-terminal blocks on
+        its next write and never ends (a busy machine, slow to end a run, fills it first). Fails
+        after PATIENCE seconds."""
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            self.text()
+            try:
+                out, _ = proc.communicate(timeout=0.1)
+                return out, self.lines()
+            except subprocess.TimeoutExpired:
+                assert time.monotonic() < deadline, f"the run did not end in {PATIENCE:.0f} s"
+
     def lines(self) -> list[str]:
         """Every line the process wrote (call after it ended), without the terminal's control
         sequences and the progress line's redrawing."""

@@ -155,7 +155,7 @@ def test_ctrl_c_and_sigterm_end_a_local_ablation_with_one_line(tmp_path, signum,
     terminal shows a level done) ends it as every command ends: one line, exit 130 or 143, no
     trace or report written."""
     from checker.progress import prepare_kernels
-    from interrupting import PATIENCE, Terminal, started, wait_for
+    from interrupting import Terminal, started, wait_for
     from model.registry import build_model
 
     prepare_kernels([build_model("fetch", "kip966", replicas=3)])  # compiled beforehand: the run below searches
@@ -164,8 +164,7 @@ def test_ctrl_c_and_sigterm_end_a_local_ablation_with_one_line(tmp_path, signum,
                    "--engine", "local", "--trace-dir", str(traces), "--junit", str(junit), stderr=terminal.stderr)
     wait_for(lambda: re.search(r"kip966 \(1 of \d+\).*depth \d", terminal.text()), proc, "the first search's first level")
     proc.send_signal(signum)
-    out, _ = proc.communicate(timeout=PATIENCE)
-    lines = terminal.lines()
+    out, lines = terminal.ended(proc)
     assert proc.returncode == code, lines[-5:]
     assert lines[-1] == f"Error: {message}; no result or trace was written"
     assert not any("Traceback" in line for line in lines) and out == ""

@@ -21,7 +21,7 @@ from checker.simulation.weightings import WEIGHTINGS
 from conftest import run_cli, run_json
 from invariants.registry import select
 from model.registry import build_model
-from interrupting import PATIENCE, Terminal, until, wait_for
+from interrupting import Terminal, until, wait_for
 from spark_processes import spark_processes, tagged_run, workers
 from traces.replay import verify_trace, walk
 from traces.store import load_trace
@@ -268,8 +268,7 @@ def test_ctrl_c_stops_a_simulation_in_one_line_leaving_nothing_behind(tmp_path, 
     else:
         wait_for(lambda: workers(tag), proc, "a Spark worker running walks")
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=PATIENCE)
-    err = terminal.lines()
+    out, err = terminal.ended(proc)
     assert proc.returncode == 130, err
     assert err[-1] == "Error: interrupted by the user; no result or trace was written", err
     assert out == "" and list(tmp_path.iterdir()) == []
