@@ -46,6 +46,16 @@ def interruption_behind(error: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
+def signalled(interruption: KeyboardInterrupt) -> bool:
+    """Whether `interruption` may have come from a signal: only while a handler that raises it is
+    in place (Python's own for Ctrl-C, `sigterm_raises` for SIGTERM). While the handlers only
+    record signals (`interruptions_deferred`, cli.py as it loads), a KeyboardInterrupt was raised
+    by the code that ran (a model package's, say), not by a Ctrl-C."""
+    if isinstance(interruption, Terminated):
+        return getattr(signal.getsignal(signal.SIGTERM), "raises_terminated", False)
+    return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that every cleanup path for an interrupted run (Spark's
     JVM, temporary files) runs for it too; the CLI reports it with exit code 143."""
@@ -58,6 +68,7 @@ def sigterm_raises():
     def terminate(signum, frame):
         raise Terminated
 
+    terminate.raises_terminated = True  # `signalled` tells its Terminated from code's own
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield

@@ -22,7 +22,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Callable, Mapping, Sequence
 
-from checker.interrupts import interruption_behind
+from checker.interrupts import interruption_behind, signalled
 from checker.invariant import Invariant, StepProperty
 from traces.text import one_line, quoted
 
@@ -215,13 +215,16 @@ def guest_call(package: str, doing: str, call: Callable[[], Any]) -> Any:
     """`call()`, replcheck calling into a model package: whatever it raises (an exception,
     `SystemExit`, `GeneratorExit`...) becomes a GuestError naming the package, what replcheck was
     `doing` and the cause; so does a ModelError from the checks of what it handed over. Ctrl-C and
-    SIGTERM (a KeyboardInterrupt, or an error a library made of one) still interrupt."""
+    SIGTERM (a KeyboardInterrupt, or an error a library made of one) still interrupt, but one
+    that no signal can have raised (`signalled`: cli.py holds signals while it imports the
+    packages) is the package's own doing."""
     try:
         return call()
     except GuestError:
         raise
     except BaseException as error:
-        if interruption_behind(error) is not None:
+        interruption = interruption_behind(error)
+        if interruption is not None and signalled(interruption):
             raise
         cause = f"{doing}: {error}" if isinstance(error, ModelError) else f"{doing} raised {_raised(error)}"
         raise GuestError(package, cause) from error

@@ -129,6 +129,7 @@ BAD_PACKAGES = {
     # name: (the module's body, where it breaks: import, list, build or None, the cause it gets)
     "import-raises": ("raise RuntimeError('no luck')", "import", "importing it raised RuntimeError: no luck"),
     "import-exits": ("raise SystemExit(0)", "import", "importing it raised SystemExit: 0"),
+    "import-interrupts": ("raise KeyboardInterrupt", "import", "importing it raised KeyboardInterrupt"),
     "not-a-model": ("MODEL = 'a model'", "import", "its entry point: names a value of type str, not a "
                                                    "model.registry.ModelKind"),
     "name-clash": ("MODEL = kind(name='fetch')", "import", "its entry point: model fetch is taken by a built-in model"),
@@ -247,6 +248,11 @@ def test_a_package_that_fails_is_named_and_ctrl_c_still_interrupts():
     for call, raised in ((interrupted, KeyboardInterrupt), (wrapped, SystemError)):
         with pytest.raises(raised):  # as it was: the command line reports the interruption (130)
             guest_call("model package p", "building it", call)
+    from checker.interrupts import interruptions_deferred
+
+    with interruptions_deferred():  # signals only recorded: no Ctrl-C raised it, the package did
+        with pytest.raises(GuestError, match=r"^model package p: building it raised KeyboardInterrupt$"):
+            guest_call("model package p", "building it", interrupted)
     with pytest.raises(GuestError, match=r"^model package p: building it raised SystemExit: 3$"):
         guest_call("model package p", "building it", lambda: sys.exit(3))
     with pytest.raises(GuestError, match=r"raised ValueError: x{200}\.\.\. \(10,000 characters\)$"):
