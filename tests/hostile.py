@@ -31,6 +31,15 @@ SCALE = int(os.environ.get("REPLCHECK_HOSTILE_SCALE", "1"))
 docstring); above 1 the examples are random rather than the suite's fixed ones."""
 
 
+MANIFEST = """[[expect]]
+model = "two-phase"
+bounds = { rms = 2 }
+property = "consistent"
+outcome = "holds"
+"""
+"""A small `verify` manifest: a file of the user's that a command reads, and no output may replace."""
+
+
 MAX_ERROR_LINE = 1_100
 """The longest line stderr may have: an error line is cut at 1,000 characters (a value in it is
 quoted by its start), plus the `Error: ` before it."""

@@ -18,16 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from hostile import assert_documented_answer, assert_one_error_line, invoke, no_spark  # noqa: F401
+from hostile import MANIFEST, assert_documented_answer, assert_one_error_line, invoke, no_spark  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("no_spark")
-
-MANIFEST = """[[expect]]
-model = "two-phase"
-bounds = { rms = 2 }
-property = "consistent"
-outcome = "holds"
-"""
 
 SMALL = ["--model", "spec", "--variant", "hw", "--replicas", "2", "--max-records", "1", "--engine", "local"]
 """A run that finds weak-isr violated (exit 1) in a fraction of a second."""

@@ -18,16 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checker.file_roles import command_files, refuse_to_replace, remember_read
-from hostile import assert_documented_answer, assert_one_error_line, hostile, invoke, no_spark  # noqa: F401
+from hostile import MANIFEST, assert_documented_answer, assert_one_error_line, hostile, invoke, no_spark  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("no_spark")
-
-MANIFEST = """[[expect]]
-model = "two-phase"
-bounds = { rms = 2 }
-property = "consistent"
-outcome = "holds"
-"""
 
 
 @pytest.fixture(scope="module")
