@@ -21,8 +21,14 @@ import signal
 # library may swallow it), then acted on (`_end_of_loading`). A caller that started the process
 # with them blocked, to send one at any moment from its start, gets it delivered here.
 _HELD: list[int] = []
-_BEFORE = {signum: signal.signal(signum, lambda number, frame: _HELD.append(number))
-           for signum in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _hold(number, frame):
+    _HELD.append(number)
+
+
+_hold.records_only = True  # checker.interrupts.signalled: no signal raises an interruption here
+_BEFORE = {signum: signal.signal(signum, _hold) for signum in (signal.SIGINT, signal.SIGTERM)}
 signal.pthread_sigmask(signal.SIG_UNBLOCK, _BEFORE)
 
 import atexit

@@ -20,8 +20,12 @@ def interruptions_deferred():
     Terminated if SIGTERM came, else KeyboardInterrupt if Ctrl-C did. The previous handlers are
     restored either way."""
     received: list[int] = []
-    previous = {signum: signal.signal(signum, lambda number, frame: received.append(number))
-                for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    def record(number, frame):
+        received.append(number)
+
+    record.records_only = True  # `signalled`: no signal raises an interruption in the block
+    previous = {signum: signal.signal(signum, record) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
@@ -47,13 +51,13 @@ def interruption_behind(error: BaseException) -> KeyboardInterrupt | None:
 
 
 def signalled(interruption: KeyboardInterrupt) -> bool:
-    """Whether `interruption` may have come from a signal: only while a handler that raises it is
-    in place (Python's own for Ctrl-C, `sigterm_raises` for SIGTERM). While the handlers only
-    record signals (`interruptions_deferred`, cli.py as it loads), a KeyboardInterrupt was raised
-    by the code that ran (a model package's, say), not by a Ctrl-C."""
-    if isinstance(interruption, Terminated):
-        return getattr(signal.getsignal(signal.SIGTERM), "raises_terminated", False)
-    return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    """Whether `interruption` may have come from a signal: whenever a handler that can raise it is
+    in place (Python's own for Ctrl-C, `sigterm_raises` for SIGTERM, Spark's, anybody's), unless
+    that handler only records signals (`interruptions_deferred`, cli.py as it loads): then it was
+    raised by the code that ran (a model package's, say), not by a Ctrl-C. Neither can come of a
+    signal that is ignored or, for SIGTERM, ends the process."""
+    handler = signal.getsignal(signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT)
+    return callable(handler) and not getattr(handler, "records_only", False)
 
 
 class Terminated(KeyboardInterrupt):
@@ -68,7 +72,6 @@ def sigterm_raises():
     def terminate(signum, frame):
         raise Terminated
 
-    terminate.raises_terminated = True  # `signalled` tells its Terminated from code's own
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield

@@ -245,9 +245,15 @@ def test_a_package_that_fails_is_named_and_ctrl_c_still_interrupts():
         except KeyboardInterrupt as exc:
             raise SystemError("numba's wrapping") from exc
 
-    for call, raised in ((interrupted, KeyboardInterrupt), (wrapped, SystemError)):
-        with pytest.raises(raised):  # as it was: the command line reports the interruption (130)
-            guest_call("model package p", "building it", call)
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a command runs, whatever pytest's is
+    try:
+        for call, raised in ((interrupted, KeyboardInterrupt), (wrapped, SystemError)):
+            with pytest.raises(raised):  # as it was: the command line reports the interruption (130)
+                guest_call("model package p", "building it", call)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     from checker.interrupts import interruptions_deferred
 
     with interruptions_deferred():  # signals only recorded: no Ctrl-C raised it, the package did
