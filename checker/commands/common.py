@@ -162,23 +162,36 @@ def trace_path(trace_dir: Path, model, name: str, tag: str = "") -> Path:
 def make_trace_dir(trace_dir: Path | None, searches, render_format: str | None = None,
                    others: dict[str, Path | None] | None = None) -> None:
     """Before a search: make sure every trace (and with `render_format`, its picture) it may
-    save in `trace_dir` can be written there (`checker.output_kinds.planned_refusal`: no file
-    there but a trace of the same run, or the same kind of picture, is replaced, and none is a
-    file another output option names, `others`: option -> path), then create the directory.
-    `searches`: (model, tag, property names) for each search the command runs. UserError otherwise."""
+    save in `trace_dir` can be written there, then create the directory (`make_output_dir`).
+    `searches`: (model, tag, property names) for each search the command runs; `others`: the
+    command's other output options (option -> path). UserError otherwise."""
     if trace_dir is None:
         return
     planned = {}
     for model, tag, names in searches:
         for name in names:
-            path = trace_path(trace_dir, model, name, tag)
-            planned[path] = (TRACE, model_run(model, name))
-            if render_format:
-                planned[default_output(path, render_format, "lanes")] = (RENDERED[render_format], None)
-    problem = planned_refusal("--trace-dir", planned, others or {})
+            planned.update(trace_files(trace_path(trace_dir, model, name, tag), model_run(model, name), render_format))
+    make_output_dir(trace_dir, planned, others or {})
+
+
+def trace_files(path: Path, run: dict, render_format: str | None) -> dict:
+    """The files saving a trace of `run` at `path` writes (with `render_format`, its picture
+    beside it), each with its kind and run, as `make_output_dir` takes them."""
+    planned = {path: (TRACE, run)}
+    if render_format:
+        planned[default_output(path, render_format, "lanes")] = (RENDERED[render_format], None)
+    return planned
+
+
+def make_output_dir(directory: Path, planned: dict, others: dict[str, Path | None]) -> None:
+    """Create the --trace-dir `directory` once the files a command will write there (`planned`:
+    path -> (kind, the run of a trace, else None)) are known to be writable: none replaces a
+    file but replcheck's own output of its kind, and none is a file another output option
+    (`others`) names (`checker.output_kinds.planned_refusal`). UserError otherwise."""
+    problem = planned_refusal("--trace-dir", planned, others)
     if problem is not None:
         raise UserError(problem)
-    make_dir(trace_dir)
+    make_dir(directory)
 
 
 def saved_traces(result, model, trace_dir: Path, tag: str = ""):

@@ -11,14 +11,14 @@ import click
 from checker.atomic_file import write_atomically
 from checker.distinction_report import distinction_explained, distinction_json, distinction_summary, distinction_table
 from checker.distinguish import distinguish as tell_apart, first_difference
-from checker.output_kinds import PAIR_PICTURE, RENDERED, TRACE, model_run, planned_refusal
+from checker.output_kinds import PAIR_PICTURE, model_run
 from checker.progress import prepare_kernels
 from invariants.registry import select
 from model.params import ModelError
 from model.registry import build_model
 from traces.store import save_trace
-from .common import (applicable, check_report_options, default_output, make_dir, render_or_fail, stdout_console,
-                     with_rules)
+from .common import (applicable, check_report_options, default_output, make_output_dir, render_or_fail,
+                     stdout_console, trace_files, with_rules)
 from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
@@ -44,13 +44,8 @@ def distinguish(model_name, variants, rules, invariant_name, explain, trace_dir,
     applicable(models, [prop], True)
     path = trace_dir / f"{model_name}-{names[0]}-vs-{names[1]}-{prop.name}.json" if trace_dir is not None else None
     if path is not None:  # its trace, the pair picture and the trace's picture, checked before the search
-        planned = {path: (TRACE, model_run(models[0], prop.name)), path.with_suffix(".pair.svg"): (PAIR_PICTURE, None)}
-        if render_format:
-            planned[default_output(path, render_format, "lanes")] = (RENDERED[render_format], None)
-        problem = planned_refusal("--trace-dir", planned, {})
-        if problem is not None:
-            raise UserError(problem)
-    make_dir(trace_dir)
+        make_output_dir(trace_dir, {**trace_files(path, model_run(models[0], prop.name), render_format),
+                                    path.with_suffix(".pair.svg"): (PAIR_PICTURE, None)}, {})
     prepare_kernels(models)
     with search(engine, master, partitions, None, None, f"{model_name} {names[0]} against {names[1]}") as (explore,
                                                                                                       on_level):
