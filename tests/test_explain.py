@@ -43,23 +43,25 @@ SHORTEST = {
     # The specification's LeaderInIsr fails in the initial state, where nobody leads yet.
     **{("spec", v, "leader-in-isr"): (C.LEADERLESS, 0, 0, ()) for v in VARIANTS},
     # fetch, 2 replicas, acks=all, min.insync.replicas=2, flush=sync, clean elections.
-    # hw: r1 raises its HW to 1 over a@e0 (step 8); r2 crashes before applying the response, restarts
-    # with HW 0, and truncates to it on becoming follower (step 14; the epoch-0 request is stale by
-    # then, which HW truncation does not care about); r2 is elected and leads without a@e0 (step 15).
-    ("fetch", "hw", "committed-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 14, (8,)),
-    ("fetch", "hw", "acked-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 14, (8,)),
+    # hw: r1 raises its HW to 1 over a@e0 (step 8); r1 crashes before it checkpoints that HW and
+    # restarts with HW 0; the controller takes it back and elects r2 (step 11), which crashes; r1
+    # becomes follower of r2 in epoch 1 and truncates to its own HW 0 (step 13: HW truncation needs
+    # no live leader), and is elected without a@e0 (step 15).
+    ("fetch", "hw", "committed-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 13, (8,)),
+    ("fetch", "hw", "acked-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 13, (8,)),
     # hw: the same commit at step 8; the restarted r2 truncates to its HW 0 against the live leader r1.
     ("fetch", "hw", "strong-isr"): (C.TRUNCATION_TO_LAGGING_HW, 12, 12, (8,)),
     ("fetch", "hw", "weak-isr"): (C.TRUNCATION_TO_LAGGING_HW, 12, 12, (8,)),
     # hw: r2 drops committed a@e0 by HW truncation (step 16), leads epoch 1 and writes b@e1 at offset 0
     # (step 18); r1 then truncates to its own HW 1 and keeps a@e0 under r2's b@e1 (step 20).
     ("fetch", "hw", "no-divergence"): (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 20, 20, (16, 18)),
-    # kip101: r1 writes a@e0 (step 2) and crashes before r2 copies it; r2 leads epoch 1 and writes b@e1
-    # at offset 0 (step 7); r1 is elected in epoch 2 and r2, becoming its follower (step 11), asks for
-    # the end of epoch 1, which r1 never had: r1 answers its LEO 1 and r2 keeps b@e1 (KAFKA-6361).
-    ("fetch", "kip101", "no-divergence"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 15, 11, (2, 7)),
-    ("fetch", "kip101", "strong-isr"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 14, 11, (2, 7)),
-    ("fetch", "kip101", "weak-isr"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 14, 11, (2, 7)),
+    # kip101 and kip279 (0.11 to 2.0): a@e0 is committed at step 8 and r1 checkpoints HW 1; r1
+    # bounces and r2 leads epoch 1, writes b@e1 and bounces; r1 leads epoch 2 without appending
+    # (step 18), so its cache has no epoch above 0; r2 asks for the end of epoch 1, gets
+    # UNDEFINED_EPOCH_OFFSET and truncates to its HW 0, dropping a@e0 (step 19: KAFKA-7415).
+    # KAFKA-6361's divergence needs a third record (examples/kafka-jira.toml).
+    **{("fetch", v, invariant): (C.UNDEFINED_EPOCH_ANSWER, 19, 19, (8,)) for v in ("kip101", "kip279")
+       for invariant in ("strong-isr", "weak-isr")},
     # hw, kip101, kip279: consumers see HW 1 at step 8; r1 crashes and restarts, and the controller,
     # which never saw it die, takes it back and elects r2 with the ISR still {r1, r2} (step 11); r2
     # becomes leader with its follower HW 0 and r1's LEO unknown (step 12): KAFKA-2334, untouched
@@ -68,13 +70,10 @@ SHORTEST = {
     # the HW never goes back (kip320 and kip903 violate nothing at these bounds; S5 tells KAFKA-2334
     # under kip320 at 3 replicas).
     **{("fetch", v, "hw-monotonic"): (C.NEW_LEADER_HW_BEHIND, 12, 12, (8, 11)) for v in ("hw", "kip101", "kip279")},
-    # hw: r1, leading epoch 1, serves r2's FETCH of epoch 0 and records its LEO 1 (step 9); r2 then
-    # takes the epoch-1 request and truncates to its HW 0 (step 13), and r1 adds it to the ISR on the
-    # position it no longer holds (step 14). KIP-320 would have refused that FETCH.
-    ("fetch", "hw", "isr-join-caught-up"): (C.ISR_JOIN_ON_STALE_POSITION, 14, 14, (9, 13)),
-    # kip101: KAFKA-6361's divergence (r2 keeps b@e1 where r1 holds a@e0: step 13, writes at steps 2
-    # and 7), then r1 adds r2 to the ISR on its LEO, which holds the other record (step 16).
-    ("fetch", "kip101", "isr-join-caught-up"): (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 16, 13, (2, 7)),
+    # hw: a@e0 committed at step 8; r2 acts on the stale epoch-0 request and truncates to its own HW
+    # 0 (step 17), leads epoch 1 and writes b@e1 at offset 0; r1, which kept a@e0, joins r2's ISR
+    # while r2 serves its FETCH (step 22: before 2.7 the expansion is part of that FETCH).
+    ("fetch", "hw", "isr-join-caught-up"): (C.TRUNCATION_TO_LAGGING_HW, 22, 17, (8,)),
 }
 
 SCENARIOS = {
@@ -89,8 +88,9 @@ SCENARIOS = {
     # offset 1 (step 21); A comes back and truncates to its HW 2, keeping m2 (step 24).
     "S2-hw-divergence-after-power-loss": (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 24, (17, 21)),
     # KIP-279: A loses unflushed a@e0 in a crash (step 7) and writes b@e1 at offset 0 in epoch 1
-    # (step 11); B, leader of epoch 2, has no epoch 1 and answers where its epoch 2 starts, 1 (step 21).
-    "S3-kip101-divergence-fast-leader-changes": (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 21, (7, 11)),
+    # (step 11); B, leader of epoch 2, writes c@e2 at offset 1, has no epoch 1 and answers where its
+    # epoch 2 starts, 1 (step 22).
+    "S3-kip101-divergence-fast-leader-changes": (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 22, (7, 11)),
     # s1 commits the record at step 14; s3 follows s2 and truncates to its lagging HW at step 18.
     "S4-hw-chain-of-failovers": (C.TRUNCATION_TO_LAGGING_HW, 18, (14,)),
     # KAFKA-2334 at 3 replicas: consumers see HW 1 at step 14 (r3's LEO reached r1 after r2 was

@@ -118,3 +118,19 @@ def test_read_only_cache_root_falls_back_to_a_temporary_directory(tmp_path, monk
     path = cache.cache_dir()
     assert path.is_dir() and not str(path).startswith(str(blocked))
     assert path.name == f"kernels-{cache.source_digest()}"
+
+
+def test_a_module_left_out_of_the_digest_is_no_kernel_source():
+    from checker.kernel.cache import NOT_KERNEL_SOURCE, ROOT, SOURCE_PACKAGES
+
+    every = [p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py")]
+    left_out = [p for p in every if NOT_KERNEL_SOURCE in p.read_text()]
+    assert left_out, "the rule table and the audit are left out of the digest"
+    names = {p.stem for p in left_out}
+    for path in every:
+        text = path.read_text()
+        if path in left_out:
+            assert "@kernel" not in text, f"{path} defines a kernel but is left out of the kernel digest"
+        elif "@kernel" in text:
+            imported = {name for name in names if f".{name} import" in text or f".{name}," in text}
+            assert not imported, f"{path} defines kernels and imports {imported}, left out of the kernel digest"

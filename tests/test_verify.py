@@ -108,16 +108,32 @@ def flipped(text: str) -> str:
         .replace('outcome = "@"', 'outcome = "holds"') + "\n"
 
 
-def test_each_jira_entry_names_its_bug_and_kip_and_comes_in_a_pair_before_and_after_the_fix():
+def test_each_jira_story_fails_under_its_release_and_holds_after_its_fix_where_a_release_does():
+    """Entries come by story (the Jira, or Last Replica Standing, their notes name first): each
+    story is violated under the release that had the bug, with its shortest trace's length stated;
+    an entry that holds does so at the bounds and for the property of one of its story's
+    violations, under a later release; and no entry allows a deviation, so `verify` audits every
+    trace as its release's own (`replcheck trace audit`)."""
+    import re
     import tomllib
-    entries = tomllib.loads(JIRA.read_text())["expect"]
-    assert len(entries) % 2 == 0 and len(entries) >= 12
-    for before, after in zip(entries[::2], entries[1::2]):
-        assert (before["outcome"], after["outcome"]) == ("violated", "holds")
-        assert before["property"] == after["property"] and before.get("bounds") == after.get("bounds")
-        assert before["variant"] != after["variant"]
-        for entry in (before, after):
-            assert "KIP-" in entry["note"] and ("KAFKA-" in entry["note"] or "Last Replica Standing" in entry["note"])
+
+    from model.fetch.rules import VARIANTS
+
+    order = list(VARIANTS)
+    stories: dict[str, list[dict]] = {}
+    for entry in tomllib.loads(JIRA.read_text())["expect"]:
+        assert "allow-deviations" not in entry
+        story = re.match(r"(KAFKA-\d+|Last Replica Standing)", entry["note"])
+        assert story, entry["note"]
+        stories.setdefault(story.group(1), []).append(entry)
+    assert len(stories) >= 7
+    for story, entries in stories.items():
+        violated = [e for e in entries if e["outcome"] == "violated"]
+        assert violated and all("steps" in e for e in violated), story
+        for held in (e for e in entries if e["outcome"] == "holds"):
+            same = [v for v in violated if (v["property"], v.get("bounds")) == (held["property"], held.get("bounds"))]
+            assert same, (story, held["note"])
+            assert any(order.index(held["variant"]) >= order.index(v["variant"]) for v in same), story
 
 
 def test_kafkas_jira_history_verifies_and_flipping_any_entry_makes_it_fail(tmp_path):

@@ -18,6 +18,8 @@ class Cause(str, Enum):
     STALE_LEADER_AND_ISR = "stale-leader-and-isr"
     HW_TRUNCATION_ABOVE_DIVERGENCE = "hw-truncation-above-divergence"
     EPOCH_LOOKUP_ABOVE_DIVERGENCE = "epoch-lookup-above-divergence"
+    EPOCH_WALK_CUT_SHORT = "epoch-walk-cut-short"
+    UNDEFINED_EPOCH_ANSWER = "undefined-epoch-answer"
     UNFLUSHED_TAIL_LOST_IN_CRASH = "unflushed-tail-lost-in-crash"
     LAST_REPLICA_STANDING = "last-replica-standing"
     UNCLEAN_ELECTION = "unclean-election"

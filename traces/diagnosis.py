@@ -131,6 +131,8 @@ def _lost(trail: Trail, r: int, offset: int, record, k: int) -> Diagnosis | None
         return trail.found(Cause.TRUNCATION_TO_LAGGING_HW, damage, [commit], commit)
     if damage.stale_since is not None:
         return trail.found(Cause.STALE_LEADER_AND_ISR, damage, stale_culprits(trail, r, offset, record, k), commit)
+    if damage.truncation.undefined_answer() and commit is not None:
+        return trail.found(Cause.UNDEFINED_EPOCH_ANSWER, damage, [commit], commit)
     return None
 
 
@@ -174,6 +176,8 @@ def _kept(trail: Trail, pair: set, offset: int) -> Diagnosis | None:
             return trail.found(Cause.STALE_LEADER_AND_ISR, damage, stale_culprits(trail, f, offset, kept, k))
         if damage.truncation.rule == "kip101":
             return trail.found(Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE, damage, divergence_culprits(trail, damage))
+        if damage.truncation.walk_cut_short() is not None:
+            return trail.found(Cause.EPOCH_WALK_CUT_SHORT, damage, divergence_culprits(trail, damage))
         return None
     return None
 
@@ -246,7 +250,7 @@ def _stale_join(trail: Trail) -> Diagnosis | None:
     the leader's HW; find the FETCH whose position the leader counted and the later loss."""
     views, k = trail.views, len(trail.views) - 1
     action = trail.action(k)
-    if action[0] != "LeaderExpandIsr":
+    if action[0] not in ("LeaderExpandIsr", "LeaderServeFetch"):  # a join of its own, or while serving a FETCH
         return None
     ldr, f = action[1], action[2]
     lead = views[k].replicas[ldr]
@@ -254,10 +258,15 @@ def _stale_join(trail: Trail) -> Diagnosis | None:
     if offset is None:
         return None
     record = lead.log[offset]
-    served = [j for j in range(1, k) if trail.action(j) == ("LeaderServeFetch", ldr, f)]
+    served = [j for j in range(1, k + 1) if trail.action(j) == ("LeaderServeFetch", ldr, f)]
     lost = history.loss(views, f, offset, record, k)
     if lost is None:  # it never had the leader's record there: the two logs diverged
-        return _kept(trail, {f, ldr}, offset)
+        kept = _kept(trail, {f, ldr}, offset)
+        if kept is not None:
+            return kept
+        mine = views[k].replicas[f].log[offset]  # the leader once held the follower's record and lost it
+        dropped = history.loss(views, ldr, offset, mine, k)
+        return _lost(trail, ldr, offset, mine, dropped) if dropped is not None else None
     if not served:
         return None
     position = views[served[-1] - 1].replicas[f].leo

@@ -23,6 +23,9 @@ TITLES = {
     Cause.STALE_LEADER_AND_ISR: "a stale LeaderAndIsr request, acted on with no epoch fencing",
     Cause.HW_TRUNCATION_ABOVE_DIVERGENCE: "HW truncation kept a record the leader does not have",
     Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: "KIP-101's epoch lookup answered above the point where the logs part",
+    Cause.EPOCH_WALK_CUT_SHORT: "Kafka 2.0's epoch walk stopped above the point where the logs part",
+    Cause.UNDEFINED_EPOCH_ANSWER: "the new leader could not place the follower's epoch, and the follower truncated "
+                                  "to its own, lagging HW",
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: "an unflushed log tail lost in a crash",
     Cause.LAST_REPLICA_STANDING: "the last ISR member lost committed records in an unclean shutdown and was "
                                  "re-elected (Last Replica Standing)",
@@ -125,6 +128,23 @@ def _lagging_hw(d: Diagnosis, page: Page) -> list[str]:
     return lines
 
 
+def _undefined_answer(d: Diagnosis, page: Page) -> list[str]:
+    """A committed record dropped because the leader answered UNDEFINED_EPOCH_OFFSET (Kafka 0.11
+    to 2.0) and the follower fell back to its own, lagging HW."""
+    dmg, c = d.damage, d.commit
+    who, ldr, t = name(dmg.replica), name(dmg.peer), dmg.truncation
+    epochs = ", ".join(f"e{e}" for e, _ in t.leader_cache) or "none"
+    lines = [lost_line(d, page),
+             f"{who} asked {ldr} where epoch {t.asked_epoch}, its latest, ends. {ldr}'s cache could not place it (its "
+             f"epochs: {epochs}): before 2.0.1 a new leader starts its epoch in its cache only at its first append "
+             f"there, so {ldr} answered UNDEFINED_EPOCH_OFFSET, and {who} truncated to its own HW {dmg.hw}, lagging "
+             f"{name(c.replica)}'s HW of {c.hw}."]
+    lines += [culprit_line(x, page) for x in d.culprits]
+    lines.append("KAFKA-7415 (Kafka 2.0.1 and 2.1) removes this: a broker starts its epoch in its cache when it "
+                 "becomes leader, so the follower's epoch is always placed and the walk finds where the logs part.")
+    return lines
+
+
 def _stale(d: Diagnosis, page: Page) -> list[str]:
     """A record lost or kept by truncating against the leader named in a superseded request."""
     dmg = d.damage
@@ -158,9 +178,13 @@ def _above_divergence(d: Diagnosis, page: Page) -> list[str]:
     if d.kind is Cause.HW_TRUNCATION_ABOVE_DIVERGENCE:
         lines.append("Leader-epoch truncation (KIP-101) asks the leader where the follower's last epoch ends instead "
                      "of trusting the HW.")
+    elif d.kind is Cause.EPOCH_WALK_CUT_SHORT:
+        lines.append("KAFKA-7415 (Kafka 2.0.1 and 2.1) fixes this: a cache asked about an epoch below its first answers "
+                     "with the start of its first epoch, so the walk goes on to where the logs really part.")
     else:
         lines.append("KIP-279 fixes this: the leader also names the largest epoch it has at or below the one asked, "
-                     "and the two walk back epoch by epoch to the offset where their logs really part.")
+                     "and the two walk back epoch by epoch to the offset where their logs really part (in 2.0.0 the "
+                     "walk could still stop early: KAFKA-7415, fixed in 2.0.1 and 2.1).")
     return lines
 
 
@@ -384,6 +408,8 @@ _RENDER = {
     Cause.STALE_LEADER_AND_ISR: _stale,
     Cause.HW_TRUNCATION_ABOVE_DIVERGENCE: _above_divergence,
     Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: _above_divergence,
+    Cause.EPOCH_WALK_CUT_SHORT: _above_divergence,
+    Cause.UNDEFINED_EPOCH_ANSWER: _undefined_answer,
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: _unflushed,
     Cause.LAST_REPLICA_STANDING: _last_standing,
     Cause.UNCLEAN_ELECTION: _elected,

@@ -17,6 +17,7 @@ from dataclasses import astuple
 from checker.output_kinds import TRACE_PAGE_META
 
 from .changes import tidy_line, trace_changes
+from .audit import row_words
 from .explain import blamed_step, explain_steps
 from .lanes import losses
 from .legend import COLOURS, legend_keys
@@ -63,7 +64,7 @@ PAGE = """<!DOCTYPE html>
 <h2>All steps</h2>
 <div class="wide"><table id="steps"><thead><tr><th>#</th><th>action</th>{heads}</tr></thead><tbody>{rows}</tbody>
 </table></div>
-<script>const DATA = {data};
+{audit}<script>const DATA = {data};
 {script}</script>
 </body></html>
 """
@@ -111,15 +112,19 @@ def _cell(lines: list[str], previous: list[str] | None) -> str:
     return "\n".join(out)
 
 
-def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str], mark: str) -> str:
-    """The step table's rows: number, action, then each column with what changed marked; the
-    last action in bold and in the colour of the trace's `mark` (as in the lanes picture: red
-    where an invariant fails, indigo where a witness is reached)."""
+def _rows(actions: list[str], columns: list[dict[str, list[str]]], names: list[str], mark: str,
+          rests_on: list[str] | None) -> str:
+    """The step table's rows: number, action, then each column with what changed marked, then
+    (for a model with a rule table) the rows of Kafka's code the step rests on; the last action
+    in bold and in the colour of the trace's `mark` (as in the lanes picture: red where an
+    invariant fails, indigo where a witness is reached)."""
     rows = []
     for i, (action, cols) in enumerate(zip(actions, columns)):
         last = i == len(actions) - 1
         cls, colour = ("step last", f' style="color: {COLOURS[mark]}"') if last else ("step", "")
         cells = "".join(f"<td>{_cell(cols.get(n, []), columns[i - 1].get(n, []) if i else None)}</td>" for n in names)
+        if rests_on is not None:
+            cells += f'<td class="rests-on">{html.escape(rests_on[i])}</td>'.replace("; ", "<br>")
         rows.append(f'<tr class="{cls}" data-step="{i}"><td>{i}</td><td class="action"{colour}>'
                     f"{html.escape(action)}</td>{cells}</tr>")
     return "".join(rows)
@@ -139,6 +144,10 @@ def trace_html(trace: Trace, model) -> str:
                       for a, c, changed in zip(actions, columns, trace_changes(views, columns))],
             "blamed": blamed, "frameInset": FRAME_INSET * 72}
     (lead, about), *story = explain_steps(trace, model)
+    audit = model.audit(trace) if hasattr(model, "audit") else None
+    rests_on = None
+    if audit is not None:
+        rests_on = [""] + ["; ".join(row_words(row, audit.releases) for row in step.rows) for step in audit.steps]
     return PAGE.format(title=html.escape(trace_title(trace)), style=STYLE, script=SCRIPT, last=len(states) - 1,
                        mark=COLOURS[mark], lead=_sentence("p", lead, about, blamed, ' id="lead"'),
                        story=STORY.format(items="".join(_sentence("li", *line, blamed) for line in story))
@@ -146,6 +155,9 @@ def trace_html(trace: Trace, model) -> str:
                        svg=_svg(lanes_figure(trace, model, framed=False)),
                        legend=_svg(legend_figure(legend_keys(views, losses(views), mark, selectable=True),
                                                  LEGEND_WIDTH)),
-                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names),
-                       rows=_rows(actions, columns, names, mark),
+                       heads="".join(f"<th>{html.escape(n)}</th>" for n in names)
+                       + ("<th>rests on (Kafka's code)</th>" if audit is not None else ""),
+                       rows=_rows(actions, columns, names, mark, rests_on),
+                       audit=f'<p id="audit">Audited against Kafka {html.escape(", ".join(audit.releases))}: '
+                             f"{html.escape(audit.conclusion())}</p>\n" if audit is not None else "",
                        data=json.dumps(data).replace("</", "<\\/"))

@@ -107,14 +107,15 @@ def model_from_file(name: str, variant: Any, ghost: bool, bounds: dict):
 def check_rules(doc: dict, model, what: str) -> None:
     """TraceFileError when the file's `rules` (every rule's choice, written for readers) are not
     those its variant's name stands for here: a trace replays only under the rules it was found
-    under."""
+    under. A rule the file does not name is one added since it was saved; replaying tells whether
+    the trace is still a behaviour of the variant."""
     if "rules" not in doc:
         return
     theirs, ours = doc["rules"], dict(getattr(model, "rules", None) or {})
     if not isinstance(theirs, dict):
         raise TraceFileError(f"{what}: field 'rules' must map each rule to its choice")
     for rule, choice in ours.items():
-        if theirs.get(rule) != choice:
+        if rule in theirs and theirs[rule] != choice:  # a file from before a rule existed has no entry for it
             raise TraceFileError(f"{what}: it was saved under rule {rule}={quoted(theirs.get(rule))}, and variant "
                                  f"{model.variant} has {rule}={choice} here")
     for rule in theirs:
@@ -137,8 +138,10 @@ def _state(model, data: Any, where: str):
     return model.state_from_json(data)
 
 
-def trace_from_json(doc: Any, what: str = "trace"):
-    """Validate a `replcheck-trace/1` document and rebuild (trace, model) from it."""
+def trace_from_json(doc: Any, what: str = "trace", replay: bool = True):
+    """Validate a `replcheck-trace/1` document and rebuild (trace, model) from it. With `replay`
+    off the steps are read but not replayed on the model (`trace audit` judges a trace an earlier
+    replcheck saved, whose steps the model may no longer take)."""
     if not isinstance(doc, dict) or "format" not in doc:
         raise TraceFileError(f"{what} is not a replcheck trace (no 'format' field)")
     if doc["format"] != FORMAT:
@@ -170,6 +173,8 @@ def trace_from_json(doc: Any, what: str = "trace"):
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     trace = Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps))
+    if not replay:
+        return trace, model
     try:
         verify_trace(trace, model)
     except ReplayError as exc:
@@ -232,7 +237,8 @@ def read_json_file(path: Path, what: str) -> Any:
         raise TraceFileError(f"{path} is not a {what}: it holds a number thousands of digits long") from None
 
 
-def load_trace(path: Path):
+def load_trace(path: Path, replay: bool = True):
     """Read and validate a trace file; returns (trace, model). Raises TraceFileError with a
-    one-line reason for an unreadable, corrupt or foreign file."""
-    return trace_from_json(read_json_file(path, "trace"), str(path))
+    one-line reason for an unreadable, corrupt or foreign file. With `replay` off the steps are
+    not replayed on the model (see `trace_from_json`)."""
+    return trace_from_json(read_json_file(path, "trace"), str(path), replay)

@@ -19,9 +19,11 @@ from .trace import Trace
 class Truncation(NamedTuple):
     """Where a replica truncated on becoming follower and what that offset came from: the rule
     ('hw', 'kip101', 'kip279' or 'none'), the offset (its LEO afterwards), its own HW, the epoch
-    it asked the leader about (the epoch of its last record), the leader's epoch cache
-    ((epoch, start offset) pairs) and LEO, and under KIP-101 the leader's answer (None when the
-    leader's log gave none: the `spec` model's rule then falls back to the replica's own HW)."""
+    it asked the leader about (the epoch of its last record, or under the `fetch` model's
+    epoch-cache=first-append its cache's latest), the leader's epoch cache ((epoch, start offset)
+    pairs) and LEO, under KIP-101 the leader's answer (None when the leader's log gave none, or
+    the leader answered UNDEFINED_EPOCH_OFFSET: the replica then falls back to its own HW), and the
+    replica's own epoch cache."""
 
     rule: str
     point: int
@@ -30,11 +32,33 @@ class Truncation(NamedTuple):
     leader_cache: tuple
     leader_leo: int
     answer: int | None
+    follower_cache: tuple = ()
 
     @property
     def leader_has_epoch(self) -> bool:
         """The leader's log holds records of the epoch the follower asked about."""
         return any(e == self.asked_epoch for e, _ in self.leader_cache)
+
+    def undefined_answer(self) -> bool:
+        """Under 0.11 to 2.0's rules the leader could not place the epoch asked (its cache empty, or
+        the epoch below its first or above its latest), answered UNDEFINED_EPOCH_OFFSET, and the
+        follower kept its own HW."""
+        epochs = [e for e, _ in self.leader_cache]
+        unplaced = not epochs or self.asked_epoch < min(epochs) or self.asked_epoch > max(epochs)
+        return (self.rule in ("kip101", "kip279") and self.asked_epoch >= 0 and unplaced
+                and self.point == self.follower_hw)
+
+    def walk_cut_short(self) -> int | None:
+        """Under Kafka 2.0's walk, the leader's epoch below the one asked at which the walk
+        stopped because the follower had no epoch at or below it (and kept min(leader's end,
+        LEO), `AbstractFetcherThread.getOffsetTruncationState` @ 2.0.0); None when it did not
+        stop so, or the rule is not KIP-279's."""
+        if self.rule != "kip279" or self.asked_epoch < 0:
+            return None
+        found = max((e for e, _ in self.leader_cache if e <= self.asked_epoch), default=None)
+        if found is None or found == self.asked_epoch or any(e <= found for e, _ in self.follower_cache):
+            return None
+        return found if self.point > 0 else None
 
 
 @lru_cache(maxsize=8)
@@ -55,6 +79,9 @@ def truncation(trace: Trace, k: int, views: list[PartitionView], r: int, ldr: in
     rule = model.truncation_rule()
     before, after = views[k - 1], views[k]
     mine, theirs = before.replicas[r], before.replicas[ldr]
-    asked = mine.log[-1].epoch if mine.log else NO_EPOCH
+    if hasattr(model, "asked_epoch"):
+        asked = model.asked_epoch(trace.states()[k - 1], r)
+    else:
+        asked = mine.log[-1].epoch if mine.log else NO_EPOCH
     answer = model.kip101_answer(trace.states()[k - 1], r, ldr) if rule == "kip101" else None
-    return Truncation(rule, after.replicas[r].leo, mine.hw, asked, theirs.cache, theirs.leo, answer)
+    return Truncation(rule, after.replicas[r].leo, mine.hw, asked, theirs.cache, theirs.leo, answer, mine.cache)

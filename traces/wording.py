@@ -92,6 +92,13 @@ def truncation_reason(d: Diagnosis) -> str:
         return (f"Why offset {t.point}: HW truncation keeps everything below the follower's own HW ({t.follower_hw}) "
                 f"without comparing it with the leader's log.")
     if t.rule == "kip279":
+        short = t.walk_cut_short()
+        if short is not None:
+            epochs = ", ".join(f"e{e}" for e, _ in t.follower_cache) or "none"
+            return (f"Why offset {t.point}: {r} asked {ldr} about epoch {t.asked_epoch}, and {ldr} named its epoch "
+                    f"{short}. {r} has no epoch at or below e{short} (its epochs: {epochs}), and Kafka 2.0 then "
+                    f"truncates to where e{short} ends in the leader's log, capped at its own LEO, without walking "
+                    f"further.")
         shared = "share no record" if t.point == 0 else f"agree up to offset {t.point}"
         return f"Why offset {t.point}: KIP-279's epoch walk found that {r}'s and {ldr}'s logs {shared}."
     asked = f"{r} asked {ldr} where epoch {t.asked_epoch}, the epoch of its last record, ends (KIP-101)"

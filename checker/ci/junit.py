@@ -206,18 +206,20 @@ def simulation_suite(model, properties, found: Mapping[str, object], walks: int,
 def manifest_suite(name: str, answered, file: str | None = None) -> ET.Element:
     """The testsuite of a `replcheck verify` run: a testcase per expectation (`answered`:
     (`checker.ci.manifest.Expectation`, the result of its search, its share of that search's
-    seconds), in manifest order), failing when the search found another outcome or another
-    shortest trace length than expected; `file` and the entry's line locate it."""
+    seconds, its trace's audit or None), in manifest order), failing when the search found another
+    outcome or another shortest trace length than expected, or a trace that rests on a deviation
+    the entry does not allow; `file` and the entry's line locate it."""
     cases = []
-    for expectation, result, seconds in answered:
+    for expectation, result, seconds, audit in answered:
         from .manifest import found_text
 
         found = found_text(*expectation.found(result), expectation.silent(result))
         cls = classname(expectation.model, expectation.variant, expectation.given)
         where = {"file": file, "line": expectation.line}
-        if expectation.surprised(result):
+        if expectation.surprised(result, audit):
             trace = result.violations.get(expectation.prop)
-            details = [f"expected {expectation.expected}, found {found}"]
+            problem = expectation.audit_problem(audit)
+            details = [f"expected {expectation.expected}, found {found}" + (f"; {problem}" if problem else "")]
             if trace is not None:
                 details += [cause(trace), f"trace length: {len(trace)} steps"]
             if expectation.note:

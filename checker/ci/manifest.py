@@ -11,7 +11,13 @@ notices when a change to a model or to the checker changes a known result.
     outcome = "violated"              # invariants: holds | violated; witnesses: reachable | unreachable
     steps = 8                         # optional, with violated or reachable: the shortest trace's length
     fires = ["ElrElection"]           # optional: actions or events the search must see happen (coverage)
+    allow-deviations = ["remote-leos-on-reelection"]  # optional: rule-table rows its trace may rest on
     note = "KAFKA-1211"               # optional: free text, shown in the table
+
+The shortest trace of every violated (or reached) entry of a model with a rule table (`fetch`)
+is audited against Kafka's code (`replcheck trace audit`): an entry whose trace rests on a
+deviation fails, unless it names that row in `allow-deviations`, and naming a row the trace
+does not rest on fails too.
 
 Expectations with the same model, variant and bounds share one search, which checks all of
 their properties to the end (every shortest trace, every 'holds' proven exhaustively).
@@ -32,7 +38,7 @@ from typing import Any
 from traces.store import MAX_STEPS, UnreadableFile, read_text_file
 from traces.text import QUOTED_CHARACTERS, quoted
 
-KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "fires", "note")
+KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "fires", "allow-deviations", "note")
 """The keys an [[expect]] entry may have."""
 REQUIRED = ("model", "property", "outcome")
 """The keys every [[expect]] entry must have."""
@@ -90,6 +96,7 @@ class Expectation:
     note: str = ""
     number: int = 0
     line: int | None = None
+    allow_deviations: tuple[str, ...] = ()
 
     @property
     def expected(self) -> str:
@@ -109,10 +116,46 @@ class Expectation:
         trace = result.violations.get(self.prop)
         return result.verdict(self.prop), (len(trace) if trace is not None else None)
 
-    def surprised(self, result) -> bool:
-        """The search found another outcome, or another shortest trace length than stated."""
+    def surprised(self, result, audit=None) -> bool:
+        """The search found another outcome, or another shortest trace length than stated, or its
+        trace's `audit` (`traces.audit.Audit`, None when not audited) disagrees with the
+        deviations the entry allows."""
         verdict, steps = self.found(result)
-        return verdict != self.outcome or (self.steps is not None and steps != self.steps) or bool(self.silent(result))
+        return (verdict != self.outcome or (self.steps is not None and steps != self.steps)
+                or bool(self.silent(result)) or self.audit_problem(audit) is not None)
+
+    def audit_problem(self, audit) -> str | None:
+        """What is wrong with the trace's audit against this entry, in words: it rests on a
+        deviation the entry does not allow, or the entry allows one it does not rest on. None
+        when it agrees, or when there is no audit (no trace, a model without a rule table, or a
+        rule set that is no release)."""
+        if audit is None or audit.not_judged:
+            return None
+        failing = set(audit.deviations) if not audit.as_kafka_in else set()
+        unallowed = [row for row in audit.deviations if row in failing and row not in self.allow_deviations]
+        if unallowed:
+            return "its trace rests on deviation " + ", ".join(
+                f"{row} at step {', '.join(map(str, audit.deviations[row]))}" for row in unallowed)
+        unused = [row for row in self.allow_deviations if row not in audit.deviations]
+        if unused:
+            return f"allow-deviations names {', '.join(unused)}, which its trace does not rest on"
+        return None
+
+    def audit_text(self, audit) -> str:
+        """The audit as `verify`'s table shows it: 'as Kafka 2.7 to 3.4', 'deviation allowed: ...'
+        or the problem; empty when not audited."""
+        if audit is None:
+            return ""
+        if audit.not_judged:
+            return "not judged (no release)"
+        problem = self.audit_problem(audit)
+        if problem:
+            return problem
+        if self.allow_deviations:
+            return f"deviation allowed: {', '.join(self.allow_deviations)}"
+        from traces.audit import spell_releases
+
+        return f"as Kafka {spell_releases(audit.as_kafka_in, audit.releases)}"
 
 
 @dataclass
@@ -274,7 +317,28 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
         if outcome not in FOUND:
             raise ValueError(f"steps applies to outcome {' or '.join(FOUND)} (a shortest trace), not {outcome}")
     return Expectation(kind.name, model.variant, given, dict(model.parameters()), prop.name, outcome, steps,
-                       _fires(model, entry.get("fires", [])), note, number, line)
+                       _fires(model, entry.get("fires", [])), note, number, line,
+                       _allowed(model, outcome, entry.get("allow-deviations", [])))
+
+
+def _allowed(model, outcome: str, rows) -> tuple[str, ...]:
+    """The entry's `allow-deviations`: rule-table rows of its model (ValueError naming an unknown
+    one, a model without a rule table, or an outcome with no trace to audit)."""
+    if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
+        raise ValueError(f"allow-deviations must be a list of rule-table rows such as [\"offset-out-of-range\"], "
+                         f"got {quoted(rows)}")
+    if not rows:
+        return ()
+    if not hasattr(model, "audit"):
+        raise ValueError(f"allow-deviations applies to a model with a rule table (fetch), not {model.name}")
+    if outcome not in FOUND:
+        raise ValueError(f"allow-deviations applies to outcome {' or '.join(FOUND)} (a trace to audit), not {outcome}")
+    known = model.rule_rows()
+    for row in rows:
+        if row not in known:
+            raise ValueError(f"allow-deviations names {quoted(row)}, no row of the rule table "
+                             f"(see `replcheck trace audit` or docs/models/fetch.md)")
+    return tuple(rows)
 
 
 def _fires(model, fires) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ their options name the formats `traces.render` offers, and importing it imports 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -12,6 +13,8 @@ import click
 from checker.compile_notice import compile_notices
 from checker.file_roles import INPUT, OUTPUT, same_place
 from checker.output_kinds import RENDERED, file_refusal
+from traces.audit import EXIT, row_words
+from traces.audit_table import audit_table
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
 from traces.store import TraceFileError, load_trace
@@ -38,6 +41,19 @@ def trace_show(file, explain):
             console.print("[bold]What happened[/]")
             for line in explain_trace(loaded, model):
                 console.print(f"- {line}", highlight=False)
+            if hasattr(model, "audit"):
+                print_rests_on(console, model.audit(loaded))
+
+
+def print_rests_on(console, audit) -> None:
+    """`--explain`'s account of Kafka's code: each step that rests on more than rows as Kafka,
+    with those rows and their status, then the audit's one-line conclusion."""
+    console.print(f"[bold]What it rests on in Kafka's code[/] (Kafka {', '.join(audit.releases)})")
+    for step in audit.steps:
+        named = [row_words(row, audit.releases) for row in step.rows if row.kinds() != {"as Kafka"}]
+        if named:
+            console.print(f"- step {step.step}: {'; '.join(named)}", highlight=False)
+    console.print(audit.conclusion(), highlight=False)
 
 
 @click.command("render", cls=ReplcheckCommand)
@@ -60,5 +76,38 @@ def trace_render(file, fmt, picture, output):
     click.echo(str(out))
 
 
-COMMANDS = {"show": trace_show, "render": trace_render}
+@click.command("audit", cls=ReplcheckCommand)
+@click.argument("file", type=NonEmptyPath(role=INPUT, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: each step's rows and the verdict")
+def trace_audit(file, as_json):
+    """Judge a trace against Kafka's code: each step with the rule-table rows it rests on and
+    their status in the variant's releases.
+
+    Exits 0 when every step is as Kafka (for the releases named), 1 when some step rests on a
+    deviation (or the rule set is no release and is not judged), 2 on bad input."""
+    with compile_notices():  # the audit replays the trace on the model's kernel
+        try:
+            loaded, model = load_trace(file, replay=False)
+        except TraceFileError as exc:
+            raise UserError(str(exc)) from None
+        if not hasattr(model, "audit"):
+            raise UserError(f"{file}: model {loaded.model} has no rule table to audit against (only fetch "
+                            f"traces are judged against Kafka's code)")
+        audit = model.audit(loaded)
+    if audit.first_unreplayed is not None and not audit.rests_on_a_fix():  # a fix may change earlier states too
+        raise UserError(f"{file} is not a counterexample of its model: step {audit.first_unreplayed} is not a step "
+                        f"it takes, and it rests on no deviation that a fix removed")
+    if as_json:
+        click.echo(json.dumps({"trace": str(file), **audit.to_json()}, indent=2))
+    else:
+        console = stdout_console()
+        console.print(audit_table(audit))
+        if audit.first_unreplayed is not None:
+            console.print(f"step {audit.first_unreplayed} is not a step of the model as it is now: it was saved "
+                          f"before the rule it rests on was fixed", highlight=False)
+        console.print(audit.conclusion(), highlight=False)
+    raise SystemExit(EXIT[audit.verdict])
+
+
+COMMANDS = {"show": trace_show, "render": trace_render, "audit": trace_audit}
 """`replcheck trace`'s subcommands, by name."""

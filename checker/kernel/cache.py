@@ -3,7 +3,11 @@
 numba's own cache checks only the file that defines a function, so a changed helper in another
 module would silently serve stale machine code. Here the cache directory is named after a
 digest of every source file a kernel may compile from (the `model`, `invariants` and
-`checker/kernel` packages), so any change to any of them selects a fresh, empty directory.
+`checker/kernel` packages), so any change to any of them selects a fresh, empty directory. A
+module of those packages that no kernel compiles from, and whose values no kernel reads (the
+rule table and the trace audit, say), says so with the line `KERNEL_SOURCE = False` and is left
+out of the digest, so that editing it costs no recompilation (a test checks that such a module
+defines no kernel and that no kernel source imports it).
 The directory must be chosen before numba is imported; `checker.kernel.jit` does so.
 """
 
@@ -23,9 +27,14 @@ SOURCE_PACKAGES = ("model", "invariants", "checker/kernel")
 """Every package a kernel may compile code from."""
 
 
+NOT_KERNEL_SOURCE = "\nKERNEL_SOURCE = False\n"
+"""The line by which a module says no kernel compiles from it."""
+
+
 def source_files() -> list[Path]:
     """Every Python source a kernel may be compiled from, in a fixed order."""
-    return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py"))
+    return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py")
+                  if NOT_KERNEL_SOURCE not in p.read_text())
 
 
 def source_digest() -> str:

@@ -45,10 +45,11 @@ from .hw import advance_hw, leads_epoch
 from .kinds import CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER, NO_LEADER
 from .layout import (RUNNING, UNCLEAN_STOP, alive, controller_epoch, controller_isr, controller_leader,
                      controller_offline, count_fencing, crashes, deliver, elr, epoch, fencings, has_request,
-                     last_known_leader, last_stop, member, set_controller, set_controller_offline, set_isr,
-                     set_last_stop)
+                     last_known_leader, last_stop, mark_remote_stale, member, set_controller,
+                     set_controller_offline, set_isr, set_last_stop)
 from .state import NO_EPOCH, NONE
-from .rule_kernels import bounce_failed_first, eligible_leaders, isr_change_keeps_leader_epoch, majority_quorum
+from .rule_kernels import (bounce_failed_first, broker_epochs, eligible_leaders, isr_change_keeps_leader_epoch,
+                           majority_quorum)
 
 
 @kernel
@@ -320,10 +321,17 @@ def controller_notice_restart(s, lay, out, acts, tally, n):
 
 @kernel
 def registering(s, lay, r):
-    """A copy of s in which the controller has seen broker r register (under kip966 it no
-    longer waits to learn how r stopped); s itself outside kip966, which keeps no such record."""
-    if not eligible_leaders(lay):
+    """A copy of s in which the controller has registered broker r's new incarnation: under kip966
+    it no longer waits to learn how r stopped, and from kip903 on r has a new broker epoch, so
+    every leader's remote LEO of r now comes from an old one (`ClusterControlManager.registerBroker`
+    @ 3.5.0 writes a new broker epoch at every registration it accepts, and
+    `ReplicationControlManager.ineligibleReplicasForIsr` refuses any other); s itself when the
+    rule set keeps neither record."""
+    if not eligible_leaders(lay) and not broker_epochs(lay):
         return s
     u = s.copy()
-    set_last_stop(u, lay, r, RUNNING)
+    if eligible_leaders(lay):
+        set_last_stop(u, lay, r, RUNNING)
+    if broker_epochs(lay):
+        mark_remote_stale(u, lay, r)
     return u

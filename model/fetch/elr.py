@@ -8,8 +8,9 @@ registration whether the broker shut down cleanly: one that did not (it may have
 unflushed tail) leaves the ISR and the ELR. Changing the ELR needs no new leader epoch.
 
 Elections pick, in this order: a live ISR member if the ISR is not empty; else an unfenced
-ELR member; else the last known leader (the leader when the ISR last became empty) if it is
-unfenced, as Kafka did before 4.0 when every replica was offline.
+ELR member; else, when the ELR is empty too, the last known leader (the leader when the ISR
+last became empty) if it is unfenced (`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk
+needs both the target ISR and the target ELR empty).
 """
 
 from __future__ import annotations
@@ -46,13 +47,14 @@ def elr_after(s, lay, isr_after, unclean):
 def elr_candidates(s, lay, tally, isr, new_elr, up):
     """Whom a kip966 election may pick among the unfenced replicas `up`, when the ISR is `isr`
     and the ELR `new_elr`: the ISR's live members if the ISR is not empty; else the unfenced
-    ELR members; else the last known leader if it is unfenced; else nobody."""
+    ELR members; else, only when the ELR is empty, the last known leader if it is unfenced
+    (Kafka waits for a fenced ELR member rather than elect it); else nobody."""
     if not holds(tally, ISR_EMPTY, isr == 0):
         return isr & up
     if holds(tally, ELR_MEMBER_UNFENCED, new_elr & up != 0):
         return new_elr & up
     last = last_known_leader(s, lay)
-    if holds(tally, LAST_LEADER_UNFENCED, last != NONE and member(up, last)):
+    if holds(tally, LAST_LEADER_UNFENCED, new_elr == 0 and last != NONE and member(up, last)):
         return 1 << last
     return 0
 

@@ -33,7 +33,7 @@ ELECTION_EPOCH = guard(ELECTIONS, "a leader epoch remains for the election (--ma
 ELR_ON = guard(("ElrElection", "LastLeaderElection"), "KIP-966's eligible leader replicas are on (rule elr=on)")
 ISR_EMPTY = guard(("ElrElection", "LastLeaderElection"), "the ISR is empty")
 ELR_MEMBER_UNFENCED = guard("ElrElection", "an ELR member is unfenced")
-LAST_LEADER_UNFENCED = guard("LastLeaderElection", "the last known leader is unfenced")
+LAST_LEADER_UNFENCED = guard("LastLeaderElection", "the ELR is empty and the last known leader is unfenced")
 NO_CLEAN_CANDIDATE = guard("UncleanElection", "no ISR (or ELR) member can be elected")
 UNCLEAN_ON = guard("UncleanElection", "unclean.leader.election is on")
 ANY_REPLICA_UP = guard("UncleanElection", "a replica outside the ISR is up and unfenced")
@@ -62,11 +62,13 @@ SHRINK_MEMBER = guard("LeaderShrinkIsr", "the follower is in its ISR")
 SHRINK_BEHIND = guard("LeaderShrinkIsr", "the follower's remote LEO is behind the leader's LEO")
 SHRINK_EPOCH = guard("LeaderShrinkIsr", "leader-epoch-bump=isr-shrink: a leader epoch remains (--max-epoch)")
 EXPAND_ISR_QUORUM = guard("LeaderExpandIsr", "the quorum is Kafka's ISR (--quorum isr)")
+EXPAND_AFTER_FETCH = guard("LeaderExpandIsr", "isr-expansion=alter-partition: the expansion is a step of its own")
 EXPAND_TRUE_LEADER = guard("LeaderExpandIsr", "the replica is the true leader")
 EXPAND_OUTSIDE = guard("LeaderExpandIsr", "the follower is outside its ISR")
 EXPAND_AT_HW = guard("LeaderExpandIsr", "the follower's remote LEO has reached the leader's HW")
 EXPAND_AT_EPOCH_START = guard("LeaderExpandIsr", "fetch-fencing: it has reached the leader epoch's start offset")
-EXPAND_FRESH = guard("LeaderExpandIsr", "broker-epochs: its LEO came from its current incarnation, unfenced")
+EXPAND_FRESH = guard("LeaderExpandIsr", "its LEO came from a FETCH made outside the ISR (broker-epochs: of its "
+                     "current registration, and it is unfenced)")
 
 # -- brokers stopping and starting --
 CRASHES_LEFT = guard("Crash", "stops remain (--max-crashes)")
@@ -104,7 +106,8 @@ LEADER_REQUEST = guard("BecomeLeader", "a newer LeaderAndIsr naming it leader wa
 FOLLOWER_ALIVE = guard("BecomeFollower", "the broker is alive")
 FOLLOWER_REQUEST = guard("BecomeFollower", "a newer LeaderAndIsr waits")
 FOLLOWER_OTHER_LEADER = guard("BecomeFollower", "it names another replica leader")
-FOLLOWER_LEADER_ALIVE = guard("BecomeFollower", "truncation by OffsetsForLeaderEpoch: that leader is alive")
+FOLLOWER_LEADER_ALIVE = guard("BecomeFollower", "truncation by OffsetsForLeaderEpoch: that leader is alive (and, "
+                              "without fetch fencing, leads)")
 FOLLOWER_LEADER_IN_EPOCH = guard("BecomeFollower", "fetch-fencing: that leader is in the request's epoch")
 
 # -- a majority quorum's election --

@@ -98,8 +98,10 @@ class FetchLayout(NamedTuple):
     max_in_flight: int
     idempotence: int
     truncation: int
+    epoch_cache: int
     fetch_fencing: int
     bounce: int
+    isr_expansion: int
     broker_epochs: int
     leader_epoch_bump: int
     hw_advance: int
@@ -409,27 +411,43 @@ def cache_trim(t, lay, r, k):
 @kernel
 def remote_leo(s, lay, r, f):
     """The LEO leader r knows of replica f: the offset of f's latest FETCH (-1 unknown), whether
-    or not f has restarted since (see `mark_remote_stale`)."""
+    or not f has registered a new incarnation since (see `mark_remote_stale`)."""
     raw = s[block_at(lay, r) + lay.remote_at + f]
-    return raw if raw >= -1 else -2 - raw
+    return raw if raw >= -1 else STALE - raw
 
 
 @kernel
 def remote_fresh(s, lay, r, f):
-    """Leader r's remote LEO of replica f came from a FETCH of f's current incarnation (KIP-903:
-    the leader keeps the broker epoch of each follower's FETCH)."""
+    """Leader r's remote LEO of replica f may count for an ISR expansion: it came from a FETCH f
+    made outside r's ISR, of f's current registration (KIP-903: the leader keeps the broker epoch
+    of each follower's FETCH)."""
     return s[block_at(lay, r) + lay.remote_at + f] >= 0
+
+
+STALE = -3
+"""A remote LEO that counts for no expansion is stored as STALE - LEO (-3 and below). Not -2: a
+readable state holds the raw value, and Python hashes -1 and -2 alike, so an unknown LEO (-1)
+and a stale 0 would give two states one hash."""
+
+
+@kernel
+def mark_remote_stale_at(t, lay, r, f):
+    """Leader r's remote LEO of replica f no longer counts for an ISR expansion until f's next
+    FETCH: f left r's ISR since it reported it, or registered again with a new broker epoch. The
+    value is kept (the HW still counts it); it is stored as STALE - LEO, so that the row needs no
+    extra slot."""
+    at = block_at(lay, r) + lay.remote_at + f
+    if t[at] >= 0:
+        t[at] = STALE - t[at]
 
 
 @kernel
 def mark_remote_stale(t, lay, f):
-    """Replica f restarted: every leader's remote LEO of f now comes from f's previous
-    incarnation (a broker epoch that is no longer f's). The value is kept (the HW still counts
-    it); it is stored as -2 - LEO, so that the row needs no extra slot."""
+    """Replica f registered with the controller again, with a new broker epoch: every leader's
+    remote LEO of f now comes from f's previous incarnation (a broker epoch that is no longer
+    f's) and counts for no expansion (`mark_remote_stale_at`)."""
     for r in range(lay.replicas):
-        at = block_at(lay, r) + lay.remote_at + f
-        if t[at] >= 0:
-            t[at] = -2 - t[at]
+        mark_remote_stale_at(t, lay, r, f)
 
 
 @kernel

@@ -10,20 +10,22 @@ from .guards import (FOLLOWER_ALIVE, FOLLOWER_LEADER_ALIVE, FOLLOWER_LEADER_IN_E
                      FOLLOWER_REQUEST, LEADER_ALIVE, LEADER_REQUEST)
 from .hw import advance_hw, leads_epoch
 from .kinds import BECOME_FOLLOWER, BECOME_LEADER
-from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch, has_request, leo, request_isr,
+from .layout import (alive, cache_push, clear_fetch, drop_requests_up_to, epoch, has_request, leader, leo, request_isr,
                      request_leader, set_remote_leo, set_view)
 from .state import NONE
 from .truncation import truncate_to
-from .rule_kernels import asks_leader, fenced, truncation_point
+from .rule_kernels import asks_leader, cache_at_first_append, fenced, truncation_point
 
 
 @kernel
 def take_leadership(t, lay, r, e, new_isr):
-    """Broker r leads epoch e with this ISR: it starts its epoch in its cache at its LEO, forgets
-    remote LEOs and its in-flight fetch, drops requests of epoch e and earlier, and recomputes its
-    HW (its old follower HW, which may lag the previous leader's: KAFKA-2334)."""
+    """Broker r leads epoch e with this ISR: it starts its epoch in its cache at its LEO (from 2.1;
+    under epoch-cache=first-append its first append does), forgets remote LEOs and its in-flight
+    fetch, drops requests of epoch e and earlier, and recomputes its HW (its old follower HW, which
+    may lag the previous leader's: KAFKA-2334)."""
     end = leo(t, lay, r)
-    cache_push(t, lay, r, e, end)
+    if not cache_at_first_append(lay):
+        cache_push(t, lay, r, e, end)
     for f in range(lay.replicas):
         set_remote_leo(t, lay, r, f, end if f == r else -1)
     set_view(t, lay, r, e, r, new_isr)
@@ -72,8 +74,9 @@ def become_follower(s, lay, out, acts, tally, n):
             ldr = request_leader(s, lay, r, e)
             if not holds(tally, FOLLOWER_OTHER_LEADER, ldr != r and ldr != NONE):
                 continue
-            if asks_leader(lay) and not holds(tally, FOLLOWER_LEADER_ALIVE, alive(s, lay, ldr)):
-                continue
+            if asks_leader(lay) and not holds(tally, FOLLOWER_LEADER_ALIVE, alive(s, lay, ldr)
+                                              and (fenced(lay) or leader(s, lay, ldr) == ldr)):
+                continue  # without fencing a broker that does not lead answers NOT_LEADER_FOR_PARTITION
             if asks_leader(lay) and fenced(lay) and not holds(tally, FOLLOWER_LEADER_IN_EPOCH,
                                                               leads_epoch(s, lay, ldr, e)):
                 continue

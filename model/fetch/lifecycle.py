@@ -12,11 +12,11 @@ from .guards import (CHECKPOINT_ALIVE, CHECKPOINT_CHANGED, CLEAN_SHUTDOWNS_LEFT,
 from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART, RESTART_EMPTY
 from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash,
                      count_disk_loss, crashes, disk_losses, drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw,
-                     leo, mark_remote_stale, set_alive, set_checkpoint, set_flushed, set_hw, set_last_stop,
+                     leo, set_alive, set_checkpoint, set_flushed, set_hw, set_last_stop,
                      set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
-from .rule_kernels import broker_epochs, eligible_leaders
+from .rule_kernels import eligible_leaders
 
 
 @kernel
@@ -42,8 +42,6 @@ def go_down(t, lay, r, how):
     registers again): it loses its memory and its unflushed records, and in-flight fetches and
     produce requests to r are dropped. Every stop counts against --max-crashes."""
     lose_memory(t, lay, r)
-    if broker_epochs(lay):
-        mark_remote_stale(t, lay, r)
     for f in range(lay.replicas):
         if fetch_kind(t, lay, f) != IDLE and fetch_leader(t, lay, f) == r:
             clear_fetch(t, lay, f)

@@ -19,8 +19,8 @@ from .rules import RULE_BOOK, check_quorum
 from .state import NO_EPOCH, NO_FETCH, NONE, UNSENT, Broker, Controller, FetchState, LeaderAndIsr, ProducerRecord
 from ..truncation_rules import RULES
 from .successors import max_successors
-from .truncation import kip101_answer
-from .rule_kernels import truncation_rule
+from .truncation import asked_epoch, kip101_answer
+from .rule_kernels import cache_at_first_append, truncation_rule
 from .words import broker_columns, broker_lanes, describe_step
 
 
@@ -107,16 +107,37 @@ class FetchModel:
             outcome = produce_outcome(self.kernel.encode(before), self.kernel.layout, *action[1:])
         return describe_step(action, before, after, outcome)
 
+    def rule_rows(self) -> tuple[str, ...]:
+        """The keys of the rule table's rows (`model.fetch.rule_table`), as the audit and a
+        manifest's `allow-deviations` name them."""
+        from .rule_table import BY_KEY
+
+        return tuple(BY_KEY)
+
+    def audit(self, trace):
+        """`trace` judged step by step against Kafka's code: the rule-table rows each step rests
+        on and their status in this variant's releases (`model.fetch.audit`)."""
+        from .audit import audit_trace
+
+        return audit_trace(trace, self)
+
     def truncation_rule(self) -> str:
         """The rule by which a broker becoming follower truncates under this variant and quorum
         (a name from `model.truncation_rules.RULES`), asked of the rule the search dispatches on."""
         return RULES[truncation_rule(self.kernel.layout)]
 
+    def asked_epoch(self, state: FetchState, r: int) -> int:
+        """The epoch broker r asks OffsetsForLeaderEpoch for (`truncation.asked_epoch`): its last
+        record's, or under epoch-cache=first-append its cache's latest; NO_EPOCH for none."""
+        lay = self.kernel.layout
+        return int(asked_epoch(self.kernel.encode(state), lay, r, cache_at_first_append(lay)))
+
     def kip101_answer(self, state: FetchState, r: int, ldr: int) -> int | None:
-        """The leader `ldr`'s OffsetsForLeaderEpoch answer to broker r for the epoch of r's last
-        record, by the kip101 rule itself (`truncation.kip101_answer`); None when r's log is
-        empty."""
-        answer = kip101_answer(self.kernel.encode(state), self.kernel.layout, r, ldr)
+        """The leader `ldr`'s OffsetsForLeaderEpoch answer to broker r for the epoch r asks for,
+        by the kip101 rule itself (`truncation.kip101_answer`); None when r has nothing to ask,
+        or the leader answers UNDEFINED_EPOCH_OFFSET (r then truncates to its HW)."""
+        lay = self.kernel.layout
+        answer = kip101_answer(self.kernel.encode(state), lay, r, ldr, cache_at_first_append(lay))
         return None if answer < 0 else int(answer)
 
     def state_columns(self, state: FetchState) -> dict[str, list[str]]:

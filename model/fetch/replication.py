@@ -15,6 +15,7 @@ from checker.kernel.guards import holds
 
 from .guards import APPLY_ALIVE, APPLY_RESPONSE, FETCH_ALIVE, FETCH_HAS_LEADER, FETCH_IDLE, SERVE_ALIVE, SERVE_REQUEST
 from .hw import advance_hw
+from .isr import join_in_fetch
 from .kinds import FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_SERVE_FETCH
 from .layout import (DIVERGING, IDLE, REQUEST, RESPONSE, alive, answer_fetch, clear_fetch, diverge_fetch, diverging_end,
                      epoch, fetch_epoch, fetch_hw, fetch_kind, fetch_leader, fetch_offset, fetched_count, fetched_epoch,
@@ -43,8 +44,8 @@ def follower_fetch(s, lay, out, acts, tally, n):
 @kernel
 def leader_serve_fetch(s, lay, out, acts, tally, n):
     """The live leader handles a follower's FETCH atomically: it records the fetch offset as that
-    follower's remote LEO, may advance its HW, and answers with its records from that offset and
-    its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 so does a
+    follower's remote LEO, may advance its HW, before 2.7 adds the follower to the ISR if it has
+    caught up (`isr.join_in_fetch`), and answers with its records from that offset and its HW. A replica that does not believe it leads refuses (NOT_LEADER); under kip320 so does a
     leader in another epoch than the follower's (FENCED/UNKNOWN_LEADER_EPOCH). Under a majority
     quorum the leader first checks that the FETCH continues its log (`quorum.continues_leader_log`);
     if not, it answers where the two logs stop agreeing (KRaft's DivergingEpoch, found as KIP-279's
@@ -60,10 +61,11 @@ def leader_serve_fetch(s, lay, out, acts, tally, n):
         if leader(s, lay, ldr) != ldr or (fenced(lay) and fetch_epoch(s, lay, f) != epoch(s, lay, ldr)):
             refuse_fetch(t, lay, f, ldr, offset)
         elif majority_quorum(lay) and not continues_leader_log(s, lay, f, ldr, offset):
-            diverge_fetch(t, lay, f, ldr, offset, kip279_truncation(s, lay, f, ldr))
+            diverge_fetch(t, lay, f, ldr, offset, kip279_truncation(s, lay, f, ldr, False))
         else:
             set_remote_leo(t, lay, ldr, f, offset)
             advance_hw(t, lay, ldr)
+            join_in_fetch(t, lay, tally, ldr, f)
             answer_fetch(t, lay, f, ldr, offset)
         n += 1
     return n

@@ -13,12 +13,14 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 
 from ..truncation_rules import HW_RULE, KIP101_RULE, NO_TRUNCATION
-from .layout import ISR_QUORUM, MAJORITY, leo
-from .rules import BOUNCE, BROKER_EPOCHS, ELR, FETCH_FENCING, HW_ADVANCE, LEADER_EPOCH_BUMP
+from .layout import ISR_QUORUM, MAJORITY, leader, leo
+from .rules import BOUNCE, BROKER_EPOCHS, ELR, EPOCH_CACHE, FETCH_FENCING, HW_ADVANCE, ISR_EXPANSION, LEADER_EPOCH_BUMP
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
 
 FENCED = FETCH_FENCING.index("on")
+AT_FIRST_APPEND = EPOCH_CACHE.index("first-append")
 FAILED_FIRST = BOUNCE.index("failed-first")
+IN_FETCH = ISR_EXPANSION.index("in-fetch")
 CHECKED = BROKER_EPOCHS.index("on")
 EPOCH_PER_SHRINK, EPOCH_PER_LEADER = LEADER_EPOCH_BUMP.index("isr-shrink"), LEADER_EPOCH_BUMP.index("leader-change")
 STRICT_MIN_ISR = HW_ADVANCE.index("strict-min-isr")
@@ -55,15 +57,33 @@ def truncation_rule(lay):
 @kernel
 def truncation_point(s, lay, r, ldr):
     """Where broker r truncates its log when it becomes follower of `ldr` (before capping at its
-    LEO), by the `truncation` rule's choice (`truncation_rule`)."""
+    LEO), by the `truncation` rule's choice (`truncation_rule`). Without fetch fencing a new epoch
+    with the leader r already follows is no new fetch, and r truncates nothing
+    (`Partition.makeFollower` @ 0.10.2.0, 2.0.0: false when the leader is unchanged)."""
+    if not fenced(lay) and leader(s, lay, r) == ldr:
+        return leo(s, lay, r)
     rule = truncation_rule(lay)
     if rule == NO_TRUNCATION:
         return leo(s, lay, r)
     if rule == HW_RULE:
         return hw_truncation(s, lay, r, ldr)
     if rule == KIP101_RULE:
-        return kip101_truncation(s, lay, r, ldr)
-    return kip279_truncation(s, lay, r, ldr)
+        return kip101_truncation(s, lay, r, ldr, cache_at_first_append(lay))
+    return kip279_truncation(s, lay, r, ldr, cache_at_first_append(lay))
+
+
+@kernel
+def cache_at_first_append(lay):
+    """Kafka 0.11 to 2.0 (rule epoch-cache=first-append): a leader's epoch enters its epoch cache
+    only at its first append in it (`Partition.makeLeader` @ 2.0.0 assigns nothing; `Log.append`
+    @ 0.11.0.0 does), a follower asks OffsetsForLeaderEpoch for its cache's latest epoch
+    (`ReplicaFetcherThread.buildLeaderEpochRequest` @ 0.11.0.0, 2.0.0), and a leader whose cache
+    cannot place that epoch (empty, or the epoch below its first or above its latest) answers
+    UNDEFINED_EPOCH_OFFSET, on which the follower truncates to its HW
+    (`LeaderEpochFileCache.endOffsetFor`, `ReplicaFetcherThread.maybeTruncate` @ 0.11.0.0;
+    `AbstractFetcherThread.getOffsetTruncationState` @ 2.0.0). From 2.1 the epoch enters the cache
+    when the broker becomes leader (KAFKA-7415). Never under a majority quorum."""
+    return lay.epoch_cache == AT_FIRST_APPEND and not majority_quorum(lay)
 
 
 @kernel
@@ -95,13 +115,28 @@ def bounce_failed_first(lay):
 
 
 @kernel
+def expands_in_fetch(lay):
+    """Kafka 0.10 to 2.6 (rule isr-expansion=in-fetch): a leader adds a caught-up follower to the
+    ISR while it handles that follower's FETCH, writing ZooKeeper then
+    (`Partition.maybeExpandIsr` @ 0.10.2.0, 2.1.0, called from `updateReplicaLogReadResult`); the
+    write fails when the controller has moved on (a stale zkVersion). From 2.7 the leader sends an
+    AlterIsr (KIP-497), later AlterPartition, which the controller commits later: the expansion is
+    its own step (`LeaderExpandIsr`). Never under a majority quorum, which has no ISR."""
+    return lay.isr_expansion == IN_FETCH and not majority_quorum(lay)
+
+
+@kernel
 def broker_epochs(lay):
     """KIP-903 (KAFKA-14139, KRaft from Kafka 3.5): a FETCH carries the follower's broker epoch,
     the leader keeps it with the follower's position, and neither the leader
-    (`Partition.isReplicaIsrEligible`) nor the controller accepts an ISR expansion whose broker
-    epoch is not the follower's current one: a restarted follower joins the ISR only on a FETCH
-    of its new incarnation. Rule broker-epochs=on, from kip903 on; before, an AlterPartition decided on a FETCH from
-    before a restart could be committed after it (kip320 as Kafka 2.7 to 3.4)."""
+    (`Partition.isReplicaIsrEligible`) nor the controller
+    (`ReplicationControlManager.ineligibleReplicasForIsr`) accepts an ISR expansion whose broker
+    epoch is not the follower's registered one. The epoch changes when the broker registers
+    again (`ClusterControlManager.registerBroker` @ 3.5.0), so a restarted follower joins the ISR
+    only on a FETCH of its new incarnation; between its crash and the controller's fencing its old
+    position still counts, as in Kafka. Rule broker-epochs=on, from kip903 on; before, an
+    AlterPartition decided on a FETCH from before a restart could be committed after it (kip320 as
+    Kafka 2.7 to 3.4)."""
     return lay.broker_epochs == CHECKED and not majority_quorum(lay)
 
 

@@ -5,10 +5,12 @@ the Kafka code that has it. A variant is the release's choice for every rule; `-
 any of them (see `model.rules`). The kernel reads each rule's choice from its own field of the
 layout (`model.fetch.rule_kernels`), never a variant's name.
 
-    rule                hw         kip101   kip279   kip320        kip903      kafka37         kip966
-    truncation          hw         kip101   kip279   kip279        kip279      kip279          kip279
+    rule                hw            kip101   kip279   kip320         kip903      kafka37         kip966
+    truncation          hw            kip101   kip279   kip279         kip279      kip279          kip279
+    epoch-cache         first-append  ...               become-leader  ...
     fetch-fencing       off        off      off      on            on          on              on
-    bounce              taken-back ...               failed-first  ...
+    bounce              taken-back    ...               failed-first   ...
+    isr-expansion       in-fetch      ...               alter-partition ...
     broker-epochs       off        ...                             on          on              on
     leader-epoch-bump   controller-change ...                      isr-shrink  leader-change   leader-change
     hw-advance          plain      ...                                         strict-min-isr  strict-min-isr
@@ -25,15 +27,24 @@ from ..truncation_rules import RULES as TRUNCATION_RULES, WORDS as TRUNCATION_WO
 
 TRUNCATION = Rule("truncation", "where a replica that becomes follower truncates its log",
                   {name: f"to {TRUNCATION_WORDS[name]}" for name in TRUNCATION_RULES[:3]})
+EPOCH_CACHE = Rule("epoch-cache", "when a leader's epoch enters its epoch cache, and what a follower asks for", {
+    "first-append": "at the leader's first append in it; a follower asks for its cache's latest epoch, and an epoch "
+                    "the leader's cache cannot place is answered UNDEFINED_EPOCH_OFFSET: truncate to the HW (0.11 to 2.0)",
+    "become-leader": "when the broker becomes leader, and an epoch below the first is answered with the first's start "
+                     "(KAFKA-7415: 2.0.1, 2.1)"})
 FETCH_FENCING = Rule("fetch-fencing", "whether FETCH and OffsetsForLeaderEpoch carry the follower's leader epoch", {
-    "off": "no epoch: a leader answers a follower of any epoch",
+    "off": "no epoch: a leader answers a follower of any epoch, a broker that does not lead refuses, and a new epoch "
+           "with the same leader is no new fetch (no truncation)",
     "on": "the current leader epoch, and a leader in another epoch refuses (KIP-320)"})
 BOUNCE = Rule("bounce", "how the controller handles a broker that restarted before it saw it die", {
     "taken-back": "takes it back directly, electing among the live ISR members, itself included",
     "failed-first": "fails it first (it leaves the ISR and loses leadership), then takes it back (KAFKA-7235)"})
+ISR_EXPANSION = Rule("isr-expansion", "when a leader adds a caught-up follower to the ISR", {
+    "in-fetch": "while it handles that follower's FETCH, writing ZooKeeper then (0.10 to 2.6)",
+    "alter-partition": "as its own step after that FETCH, by an AlterPartition the controller commits (KIP-497, 2.7)"})
 BROKER_EPOCHS = Rule("broker-epochs", "whether an ISR expansion checks the follower's broker epoch", {
     "off": "a FETCH from before a restart may still add the follower to the ISR",
-    "on": "only a FETCH of the follower's current incarnation adds it to the ISR (KIP-903)"})
+    "on": "once the follower registered again, only a FETCH of its new incarnation adds it to the ISR (KIP-903)"})
 LEADER_EPOCH_BUMP = Rule("leader-epoch-bump", "which controller changes start a new leader epoch", {
     "controller-change": "every change the controller writes (the leader's own ISR changes keep the epoch)",
     "isr-shrink": "every change, and every ISR shrink, the leader's own included (KRaft before MV 3.6)",
@@ -45,7 +56,7 @@ ELR = Rule("elr", "whether the controller keeps eligible leader replicas and rea
     "off": "no ELR: the last ISR member stays in the ISR",
     "on": "the ISR may empty; replicas that left it below min.insync.replicas may lead (KIP-966)"})
 
-RULES = (TRUNCATION, FETCH_FENCING, BOUNCE, BROKER_EPOCHS, LEADER_EPOCH_BUMP, HW_ADVANCE, ELR)
+RULES = (TRUNCATION, EPOCH_CACHE, FETCH_FENCING, BOUNCE, ISR_EXPANSION, BROKER_EPOCHS, LEADER_EPOCH_BUMP, HW_ADVANCE, ELR)
 
 
 class FetchVariant(NamedTuple):
@@ -64,14 +75,16 @@ class FetchVariant(NamedTuple):
 
 VARIANTS = {
     "hw": FetchVariant("0.10 and earlier", "ZooKeeper", "truncate to the high watermark",
-                       {"truncation": "hw", "fetch-fencing": "off", "bounce": "taken-back", "broker-epochs": "off",
+                       {"truncation": "hw", "epoch-cache": "first-append", "fetch-fencing": "off", "bounce": "taken-back",
+                        "isr-expansion": "in-fetch", "broker-epochs": "off",
                         "leader-epoch-bump": "controller-change", "hw-advance": "plain", "elr": "off"}),
     "kip101": FetchVariant("0.11 to 1.1", "ZooKeeper", "leader-epoch truncation, first version (KIP-101)",
                            {"truncation": "kip101"}),
     "kip279": FetchVariant("2.0", "ZooKeeper", "epoch truncation fixed for fast leader changes (KIP-279)",
                            {"truncation": "kip279"}),
     "kip320": FetchVariant("2.1 to 3.4", "ZooKeeper", "KIP-279 plus the current leader epoch in every fetch (KIP-320); "
-                           "a bounced broker is failed first (2.2)", {"fetch-fencing": "on", "bounce": "failed-first"}),
+                           "a bounced broker is failed first (2.2)", {"epoch-cache": "become-leader", "fetch-fencing": "on",
+                                                      "bounce": "failed-first", "isr-expansion": "alter-partition"}),
     "kip903": FetchVariant("3.5, 3.6", "KRaft", "kip320 plus broker epochs (KIP-903); every ISR shrink is a new leader "
                            "epoch", {"broker-epochs": "on", "leader-epoch-bump": "isr-shrink"}),
     "kafka37": FetchVariant("3.7 to 3.9", "KRaft", "kip903 plus no HW advance below min.insync.replicas "
@@ -79,6 +92,20 @@ VARIANTS = {
     "kip966": FetchVariant("4.0, 4.1", "KRaft", "kafka37 plus eligible leader replicas and the clean-shutdown marker "
                            "(KIP-966)", {"elr": "on"}),
 }
+
+
+RELEASES = {
+    "hw": ("0.10",),
+    "kip101": ("0.11", "1.0", "1.1"),
+    "kip279": ("2.0",),
+    "kip320": ("2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4"),
+    "kip903": ("3.5", "3.6"),
+    "kafka37": ("3.7", "3.8", "3.9"),
+    "kip966": ("4.0", "4.1"),
+}
+"""Each variant's Kafka releases (feature releases; "0.10" stands for 0.10 and earlier), oldest
+first: what the rule table (`model.fetch.rule_table`) judges a row's status for, release by
+release."""
 
 
 def _presets() -> dict[str, dict[str, str]]:

@@ -49,10 +49,10 @@ class Broker(NamedTuple):
     """One replica's broker. On disk: the log (the first `flushed` records), the HW checkpoint
     and the leader-epoch cache ((epoch, start offset) pairs, kept with the log). In memory:
     the HW, the leader epoch and leader it knows (itself when leading), as leader its ISR and the
-    remote LEO of every replica (-1 unknown; from kip903 on, -2 - LEO for one reported before
-    that replica's latest restart, which KIP-903 keeps out of the ISR), its one in-flight fetch,
-    if any, and the
-    LeaderAndIsr requests sent to it and not yet handled (it may handle them in any order).
+    remote LEO of every replica (-1 unknown; -3 - LEO for one that counts for no ISR expansion:
+    reported while the replica was in the ISR, or, from kip903 on, before its latest
+    registration), its one in-flight fetch, if any, and the LeaderAndIsr requests sent to it and
+    not yet handled (it may handle them in any order).
     Under kip966 also how it last stopped (`STOPS`), until the controller sees it register
     again: whether its clean-shutdown marker was there."""
 

@@ -3,7 +3,9 @@ rule.
 
 `hw` needs nothing from the leader. The epoch variants ask the leader with
 OffsetsForLeaderEpoch, modelled as one atomic exchange with the live leader, answered from the
-leader's epoch cache.
+leader's epoch cache. Under rule epoch-cache=first-append (Kafka 0.11 to 2.0, `first_append`
+below) the follower asks for its cache's latest epoch, and a leader whose cache cannot place it
+answers UNDEFINED_EPOCH_OFFSET, on which the follower truncates to its HW.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ def largest_epoch_at_most(s, lay, r, e):
     return found
 
 
+UNDEFINED = -2
+"""`kip101_answer`'s UNDEFINED_EPOCH_OFFSET (-1 means there was nothing to ask)."""
+
+
 @kernel
 def hw_truncation(s, lay, r, ldr):
     """Kafka before 0.11: truncate to the follower's own HW."""
@@ -45,38 +51,75 @@ def hw_truncation(s, lay, r, ldr):
 
 
 @kernel
-def kip101_answer(s, lay, r, ldr):
-    """KIP-101's OffsetsForLeaderEpoch answer to follower r: where the epoch of r's last record
-    ends in the leader's cache (the start of the next higher epoch, or the leader's LEO); -1
-    when r's log is empty and there is nothing to ask."""
+def asked_epoch(s, lay, r, first_append):
+    """The epoch broker r asks OffsetsForLeaderEpoch for: its cache's latest under
+    epoch-cache=first-append (`ReplicaFetcherThread.buildLeaderEpochRequest` @ 0.11.0.0, 2.0.0:
+    `latestEpoch`, which an append of an older epoch does not lower), else its last record's
+    (from 2.1 the same, its cache being cut back to it); NO_EPOCH when there is none."""
+    if first_append:
+        n = cache_size(s, lay, r)
+        return cache_epoch(s, lay, r, n - 1) if n else NO_EPOCH
     end = leo(s, lay, r)
-    if end == 0:
-        return -1
-    return end_of_epoch(s, lay, ldr, record_epoch(s, lay, r, end - 1))
+    return record_epoch(s, lay, r, end - 1) if end else NO_EPOCH
 
 
 @kernel
-def kip101_truncation(s, lay, r, ldr):
-    """KIP-101: ask the leader for the end offset of the epoch of the follower's last record
-    (`kip101_answer`); truncate to min(answer, own LEO)."""
-    answer = kip101_answer(s, lay, r, ldr)
+def unplaced(s, lay, ldr, e):
+    """The leader's cache cannot place epoch e: it is empty, or e is below its first epoch or above
+    its latest; 0.11 to 2.0 answer UNDEFINED_EPOCH_OFFSET (`LeaderEpochFileCache.endOffsetFor` @
+    0.11.0.0, 2.0.0)."""
+    n = cache_size(s, lay, ldr)
+    return n == 0 or e < cache_epoch(s, lay, ldr, 0) or e > cache_epoch(s, lay, ldr, n - 1)
+
+
+@kernel
+def kip101_answer(s, lay, r, ldr, first_append):
+    """KIP-101's OffsetsForLeaderEpoch answer to follower r: where the epoch r asks for
+    (`asked_epoch`) ends in the leader's cache (the start of the next higher epoch, or the
+    leader's LEO); UNDEFINED when, under epoch-cache=first-append, the leader's cache cannot place
+    it; -1 when r has nothing to ask."""
+    asked = asked_epoch(s, lay, r, first_append)
+    if asked == NO_EPOCH:
+        return -1
+    if first_append and unplaced(s, lay, ldr, asked):
+        return UNDEFINED
+    return end_of_epoch(s, lay, ldr, asked)
+
+
+@kernel
+def kip101_truncation(s, lay, r, ldr, first_append):
+    """KIP-101: ask the leader for the end offset of the follower's epoch (`kip101_answer`);
+    truncate to min(answer, own LEO), or to the own HW on UNDEFINED_EPOCH_OFFSET
+    (`ReplicaFetcherThread.maybeTruncate` @ 0.11.0.0)."""
+    answer = kip101_answer(s, lay, r, ldr, first_append)
+    if answer == UNDEFINED:
+        return min(hw(s, lay, r), leo(s, lay, r))
     return 0 if answer < 0 else min(answer, leo(s, lay, r))
 
 
 @kernel
-def kip279_truncation(s, lay, r, ldr):
+def kip279_truncation(s, lay, r, ldr, first_append):
     """KIP-279: the answer also names the largest epoch the leader has at most the one asked; the
     follower asks again with its own largest epoch at most that one until both agree, then
-    truncates where that epoch ends on either side."""
+    truncates where that epoch ends on either side. Under epoch-cache=first-append, as 2.0's
+    `AbstractFetcherThread.getOffsetTruncationState`: an UNDEFINED_EPOCH_OFFSET answer keeps the
+    point reached so far (the HW on the first question), and a follower with no epoch at or below
+    the leader's answer keeps min(leader's end, LEO)."""
     end = leo(s, lay, r)
-    asked = record_epoch(s, lay, r, end - 1) if end else NO_EPOCH
+    asked = asked_epoch(s, lay, r, first_append)
+    point = min(hw(s, lay, r), end)
     while asked != NO_EPOCH:
+        if first_append and unplaced(s, lay, ldr, asked):
+            return point
         found = largest_epoch_at_most(s, lay, ldr, asked)
         if found == NO_EPOCH:
             return 0
         mine = largest_epoch_at_most(s, lay, r, found)
         if mine == found:
             return min(end_of_epoch(s, lay, ldr, found), end_of_epoch(s, lay, r, found), end)
+        if first_append and mine == NO_EPOCH:
+            return min(end_of_epoch(s, lay, ldr, found), end)
+        point = min(end_of_epoch(s, lay, r, found), end)
         asked = mine
     return 0
 

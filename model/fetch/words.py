@@ -99,7 +99,9 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         if answer.diverging >= 0:
             return (f"{replica_name(leader)} finds {replica_name(f)}'s FETCH at offset {answer.offset} does not continue "
                     f"its log; the two logs agree up to offset {answer.diverging}")
-        return (f"{replica_name(leader)} records {replica_name(f)}'s LEO {answer.offset}, HW now "
+        joined = after.brokers[leader].isr != before.brokers[leader].isr
+        adds = f", adds it to the ISR: {isr_text(after.brokers[leader].isr)}" if joined else ""
+        return (f"{replica_name(leader)} records {replica_name(f)}'s LEO {answer.offset}{adds}, HW now "
                 f"{after.brokers[leader].hw}; answers {records_text(len(answer.records))} and HW {answer.hw}")
     if kind == "FollowerApplyResponse":
         b = after.brokers[args[0]]

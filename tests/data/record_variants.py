@@ -1,9 +1,11 @@
 """Record every fetch variant's results at a set of bounds: counts, depth, per-property verdicts
 and shortest traces (actions), to compare a later model against (tests/test_rules.py).
-variants-before-rules.json was written by this script at commit cc9821c, before the variants
-became presets of switchable rules:
+variants-recorded.json was written by this script when issue 45 corrected the rules against
+Kafka's code (the epoch-cache and isr-expansion rules, the shrink that marks a dropped follower's
+LEO, broker epochs at registration, kip966's last known leader); the recording before it, made at
+commit cc9821c when the variants became presets of switchable rules, is in git history:
 
-    python tests/data/record_variants.py tests/data/variants-before-rules.json
+    python tests/data/record_variants.py tests/data/variants-recorded.json
 """
 import json
 import sys

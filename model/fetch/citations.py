@@ -1,0 +1,87 @@
+"""The rule table's citations (`model.fetch.rule_table`), read and checked against Kafka's code.
+
+A row's sources cite methods as `Class.method` @ TAG[, TAG...]: in each `;`-separated part, the
+methods named before its first `@` at every tag named after it ("trunk" is Kafka's trunk of
+October 2024, commit 1eb7644). `python -m model.fetch.citations KAFKA_GIT` checks every cited
+method against a clone (or bare mirror) of github.com/apache/kafka: the class's source file at
+that tag must define or call the method. A test runs it where $REPLCHECK_KAFKA_GIT names such a
+clone; the check needs no network.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from .rule_table import ROWS
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+TRUNK = "1eb7644349c"
+"""The commit "trunk" stands for in the citations."""
+
+_METHOD = re.compile(r"`([A-Z]\w*)\.(\w+)`")
+_TAG = re.compile(r"(?<![\w.-])(\d+(?:\.\d+){2,3}(?:-rc\d+)?|trunk)(?![\w.])")
+
+
+def _outside_parentheses(text: str) -> str:
+    """`text` with every parenthesised remark blanked out (they name Jiras and fields, not tags)."""
+    depth, kept = 0, []
+    for ch in text:
+        depth += ch == "("
+        kept.append(ch if depth == 0 else " ")
+        depth -= ch == ")" and depth > 0
+    return "".join(kept)
+
+
+def citations(sources: str) -> list[tuple[str, str, str]]:
+    """(class, method, tag) for every method a row's sources cite at every tag."""
+    cited = []
+    for part in sources.split(";"):
+        head, at, tail = part.partition("@")
+        if not at:
+            continue
+        tags = _TAG.findall(_outside_parentheses(tail))
+        cited += [(cls, method, tag) for cls, method in _METHOD.findall(head) for tag in tags]
+    return cited
+
+
+def every_citation() -> list[tuple[str, str, str, str]]:
+    """(row, class, method, tag) for every citation of every row."""
+    return [(row.key, *cited) for row in ROWS for cited in citations(row.sources)]
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False).stdout
+
+
+def missing(repo: Path) -> list[str]:
+    """The citations whose method the class's file at that tag of the Kafka clone `repo` does not
+    name, each as 'row: Class.method @ tag (why)'."""
+    problems, files = [], {}
+    for row, cls, method, tag in every_citation():
+        ref = TRUNK if tag == "trunk" else tag
+        if ref not in files:
+            files[ref] = _git(repo, "ls-tree", "-r", "--name-only", ref).split()
+        paths = [p for p in files[ref] if p.endswith((f"/{cls}.scala", f"/{cls}.java"))]
+        text = "".join(_git(repo, "show", f"{ref}:{p}") for p in paths)
+        if not text:
+            hits = _git(repo, "grep", "-l", "-E", rf"(class|object|trait|interface) {cls}\b", ref, "--", "*.scala",
+                        "*.java").split()
+            text = "".join(_git(repo, "show", hit) for hit in hits)
+        if not text:
+            problems.append(f"{row}: {cls}.{method} @ {tag} (no class {cls} at {tag})")
+        elif not re.search(rf"\b{method}\b", text):
+            problems.append(f"{row}: {cls}.{method} @ {tag} ({cls} at {tag} has no {method})")
+    return problems
+
+
+if __name__ == "__main__":
+    found = missing(Path(sys.argv[1]))
+    total = len(every_citation())
+    sys.stdout.write("".join(f"{line}\n" for line in found))
+    sys.stdout.write(f"{total - len(found)} of {total} citations name a method at a tag that has it\n")
+    sys.exit(1 if found else 0)

@@ -1,0 +1,394 @@
+"""The `fetch` model's contract with Kafka, as data: one row per rule of the protocol (where a
+follower truncates, when the HW advances, how the controller elects, ...), saying what the model
+does, which Kafka code does it (a class and method at a release tag), and, release by release,
+whether the two agree.
+
+A row's status for a release is one of:
+
+- "as Kafka": the model does what that release's code does;
+- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
+  (a trace through it is still one that release can take);
+- "deviation": that release's code does not take this step: a trace that rests on it is not
+  the release's story;
+- "missing": the release has behaviour the model lacks; no step rests on it, but a "holds"
+  there may be one the release does not have.
+
+Rows whose `steps` name action kinds are enacted by every step of those kinds; the others are
+branches of a step that `model.fetch.step_rows` recognises (a deviation or abstraction the step
+takes only in some states). docs/models/fetch.md's table and deviation list are generated from
+this module (`python -m model.fetch.rule_table`), and a test keeps them equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rules import RELEASES
+
+AS_KAFKA, ABSTRACTION, DEVIATION, MISSING = "as Kafka", "abstraction", "deviation", "missing"
+KINDS = (AS_KAFKA, ABSTRACTION, DEVIATION, MISSING)
+FAILING = (DEVIATION,)
+"""The statuses a step may not rest on in a release's story."""
+
+ORDER = tuple(release for releases in RELEASES.values() for release in releases)
+"""Every release the fetch variants stand for, oldest first."""
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's status for some releases, with the note that says how the model and Kafka differ
+    (or why they may: an abstraction)."""
+
+    kind: str
+    releases: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One rule of the protocol: its key (as the audit names it), title, the `--rule` switch that
+    chooses it (None when fixed), what the model does, Kafka's code for it, its status per
+    release, and the action kinds every step of which enacts it (empty for a branch that
+    `model.fetch.step_rows` recognises). A row with `fixed` (how it was fixed) is a step the model
+    took before a rule was corrected and no longer takes: the audit still names it in traces
+    saved before the fix, and the docs list it apart from the table."""
+
+    key: str
+    title: str
+    rule: str | None
+    does: str
+    sources: str
+    statuses: tuple[Status, ...]
+    steps: tuple[str, ...] = ()
+    fixed: str = ""
+
+    def status(self, release: str) -> Status:
+        """The row's status under `release` (one of `ORDER`)."""
+        return next(status for status in self.statuses if release in status.releases)
+
+
+def releases_of(spec: str) -> tuple[str, ...]:
+    """The releases a status names, oldest first: space-separated variant names (all their
+    releases), single releases ("2.0") and ranges ("2.1-2.6"), or "all"."""
+    chosen: set[str] = set()
+    for word in spec.split():
+        if word == "all":
+            chosen.update(ORDER)
+        elif word in RELEASES:
+            chosen.update(RELEASES[word])
+        elif "-" in word:
+            first, last = word.split("-")
+            chosen.update(ORDER[ORDER.index(first):ORDER.index(last) + 1])
+        else:
+            chosen.add(ORDER[ORDER.index(word)])
+    return tuple(release for release in ORDER if release in chosen)
+
+
+def _row(key, title, rule, does, sources, *statuses, steps=(), fixed=""):
+    """A row from statuses written (kind, releases spec, note); the statuses must cover every
+    release once."""
+    made = tuple(Status(kind, releases_of(spec), note) for kind, spec, note in statuses)
+    covered = [release for status in made for release in status.releases]
+    assert sorted(covered, key=ORDER.index) == list(ORDER), (key, covered)
+    assert all(status.kind in KINDS for status in made), key
+    return Row(key, title, rule, does, sources, made, tuple(steps), fixed)
+
+
+ROWS = (
+    _row("truncation-point", "truncation point", "truncation",
+         "`hw`: own HW. `kip101`: the leader's end of the follower's epoch. From `kip279`: the epoch walk, "
+         "where that epoch ends first. Never past the LEO. `kip101`, `kip279` (rule epoch-cache=first-append): the "
+         "follower asks for its cache's latest epoch; an epoch the leader's cache cannot place (empty, below its "
+         "first, above its latest) is answered UNDEFINED_EPOCH_OFFSET and the follower keeps its HW; a 2.0 "
+         "follower with no epoch at or below the leader's answer keeps min(leader's end, LEO)",
+         "`ReplicaManager.makeFollowers` @ 0.10.2.0; `LeaderEpochFileCache.endOffsetFor`, "
+         "`ReplicaFetcherThread.maybeTruncate` @ 0.11.0.0; `AbstractFetcherThread.getOffsetTruncationState` @ "
+         "2.0.0, 2.1.0; KIP-101, KIP-279",
+         (AS_KAFKA, "all", ""),
+         steps=("BecomeFollower",)),
+    _row("epoch-cache", "epoch cache", "epoch-cache",
+         "a leader's epoch enters its cache at its first append in it (`kip101`, `kip279`) or when it becomes "
+         "leader (from `kip320`); an append starts an entry only for an epoch above the cache's latest",
+         "`Partition.makeLeader` @ 2.0.0 (no entry), @ 2.1.0 (`epochCache.assign`, KAFKA-7415); `Log.append` @ "
+         "0.11.0.0; `LeaderEpochFileCache.assign` @ 0.11.0.0, 2.0.0, 2.1.0 (`truncateAndAppend`)",
+         (AS_KAFKA, "all", "`hw` keeps a cache nothing reads; from 2.1 an append of an older epoch would cut the "
+          "later entries, which fetch fencing never lets happen"),
+         steps=("BecomeLeader", "ProducerWrite", "FollowerApplyResponse", "LeaderHandleProduce")),
+    _row("answer-before-leading", "OffsetsForLeaderEpoch answered before leading", "fetch-fencing",
+         "without fetch fencing, the named leader answered a follower's OffsetsForLeaderEpoch as soon as it was "
+         "alive, before it had handled the request that makes it leader; now it must lead (any epoch)",
+         "`Partition.lastOffsetForLeaderEpoch` @ 0.11.0.0, 2.0.0 (NOT_LEADER_FOR_PARTITION from a broker that does "
+         "not lead), @ 2.1.0 (`getLocalReplica` with `requireLeader`)",
+         (AS_KAFKA, "hw kip320 kip903 kafka37 kip966", "from 2.1 the follower waits until the leader leads the "
+          "epoch, as the model does (`hw` never asks)"),
+         (DEVIATION, "kip101 kip279", "0.11 to 2.0 answer NOT_LEADER_FOR_PARTITION from a broker that does not "
+          "lead, and the follower asks again later"),
+         fixed="fetch-fencing=off needs the named leader to lead"),
+    _row("request-epoch", "the epoch a follower asks for", "epoch-cache",
+         "a follower asked OffsetsForLeaderEpoch for its last record's epoch, with a cache whose entries an epoch "
+         "started at becoming leader had put out of order; now under `kip101`, `kip279` it asks for its cache's "
+         "latest epoch, and an older epoch never enters the cache",
+         "`ReplicaFetcherThread.buildLeaderEpochRequest` @ 0.11.0.0, 2.0.0 (`latestEpoch`); "
+         "`LeaderEpochFileCache.assign` @ 0.11.0.0, 2.0.0 (`epoch > latestEpoch && offset >= latestOffset`)",
+         (AS_KAFKA, "hw kip320 kip903 kafka37 kip966", "with fetch fencing a cache stays in order (`hw` never asks)"),
+         (DEVIATION, "kip101 kip279", "0.11 and 2.0 ignore an epoch that is not above the cache's latest and ask "
+          "for the cache's latest epoch (KAFKA-6880's trace under 2.0 rested on this)"),
+         fixed="rule epoch-cache=first-append"),
+    _row("when-truncation", "when truncation happens", None,
+         "at `BecomeFollower`, with the OffsetsForLeaderEpoch exchange in the same step, for every request naming "
+         "another leader in a higher epoch (from `kip320`, once that leader leads the epoch)",
+         "`Partition.makeFollower` @ 0.10.2.0, 2.0.0 (nothing for the same leader), @ 2.1.0 (a new epoch is "
+         "enough); from 2.8 on the FETCH answer's diverging epoch: `Partition.readRecords`, "
+         "`AbstractFetcherThread.truncateOnFetchResponse` @ 3.4.0, 3.7.0 (KAFKA-10554)",
+         (AS_KAFKA, "0.10-2.7", ""),
+         (ABSTRACTION, "2.8-4.1", "same point, reached eagerly: from 2.8 a follower keeps its log, fetches from its "
+          "LEO with its last epoch and truncates when the answer names a diverging epoch, by the same walk; the "
+          "divergent tail lives one round longer"),
+         steps=("BecomeFollower",)),
+    _row("same-leader-truncation", "a new epoch with the same leader", None,
+         "a follower told of a new epoch with the leader it already followed truncated as for a new leader; now "
+         "without fetch fencing it truncates nothing",
+         "`Partition.makeFollower` @ 0.10.2.0, 2.0.0 (false when the leader is unchanged), @ 2.1.0 (a new epoch "
+         "is enough)",
+         (AS_KAFKA, "kip320 kip903 kafka37 kip966", ""),
+         (DEVIATION, "hw kip101 kip279", "before 2.1 a new epoch with the same leader truncates nothing"),
+         fixed="fetch-fencing=off truncates nothing for the same leader"),
+    _row("fetch-fencing", "fetch fencing", "fetch-fencing",
+         "a broker that does not believe it leads refuses a FETCH; from `kip320` a leader in another epoch refuses "
+         "too; a refusal records nothing",
+         "`ReplicaManager.readFromLocalLog` @ 0.10.2.0; `Partition.localReplicaWithEpochOrException` @ 2.1.0; "
+         "`Partition.getLocalLog` @ 3.4.0; KIP-320",
+         (AS_KAFKA, "all", "the error kinds are merged, since a refused refetch changes nothing"),
+         steps=("FollowerFetch", "LeaderServeFetch")),
+    _row("offset-out-of-range", "a FETCH past the leader's LEO", None,
+         "the leader records the offset as the follower's LEO and answers with no records; the follower keeps its "
+         "longer log (reachable under `hw` and `kip101` after a power loss)",
+         "`ReplicaFetcherThread.handleOffsetOutOfRange` @ 0.10.2.0; `AbstractFetcherThread.fetchOffsetAndTruncate` "
+         "@ 3.4.0",
+         (DEVIATION, "all", "Kafka answers OFFSET_OUT_OF_RANGE and the follower truncates to the leader's LEO "
+          "(0.10 to 2.0 with unclean election off: the broker exits instead)")),
+    _row("follower-hw", "follower HW", None,
+         "min(answer's HW, LEO), and it may go down; truncation caps it; the answer carries the HW read after the "
+         "leader recorded this FETCH",
+         "`ReplicaFetcherThread.processPartitionData` @ 0.10.2.0, 3.4.0; `Partition.readRecords` @ 3.4.0; "
+         "`DelayedFetch.onComplete` @ 3.7.0",
+         (ABSTRACTION, "all", "an answer sent at once carries the HW read before the leader records the follower's "
+          "new position; one that waits in purgatory reads it again, which is the model's value"),
+         steps=("FollowerApplyResponse",)),
+    _row("hw-advance", "HW advance", "hw-advance",
+         "min of the LEOs the leader knows over its ISR, itself included, only ever raised. `kafka37`, `kip966`: "
+         "frozen while the ISR is below min.insync.replicas",
+         "`Partition.maybeIncrementLeaderHW` @ 0.10.2.0, 3.4.0, 3.7.0 (`isUnderMinIsr`, KAFKA-15583)",
+         (AS_KAFKA, "all", "the strict min-ISR rule from 3.7"),
+         steps=("ProducerWrite", "LeaderServeFetch", "LeaderShrinkIsr", "LeaderExpandIsr", "LeaderHandleProduce")),
+    _row("hw-caught-up-followers", "HW held by caught-up followers outside the ISR", None,
+         "only the ISR counts for the HW",
+         "`Partition.maybeIncrementLeaderHW` @ 3.4.0, 3.7.0",
+         (MISSING, "all", "Kafka also counts followers caught up within replica.lag.time.max.ms (from 2.7 also a "
+          "pending expansion), so its HW can be lower than the model's")),
+    _row("acks-all", "acks=all checks", None,
+         "refused (NOT_ENOUGH_REPLICAS) while the ISR is below min.insync.replicas; acknowledged once the HW passes "
+         "the record with the ISR at min.insync.replicas; never if the leader crashed or its epoch changed",
+         "`Partition.appendRecordsToLeader`, `Partition.checkEnoughReplicasReachOffset` @ 0.10.2.0, 3.4.0, 3.7.0",
+         (AS_KAFKA, "all", ""),
+         steps=("ProducerWrite", "ProducerSend", "LeaderHandleProduce", "ProducerReceiveAck", "ProducerTimeout")),
+    _row("pending-acks-reelection", "acknowledgements across a re-election", None,
+         "a leader re-elected in a new epoch drops its pending acknowledgements",
+         "`Partition.checkEnoughReplicasReachOffset` @ 3.4.0",
+         (MISSING, "all", "Kafka keeps them and may still acknowledge the record")),
+    _row("isr-shrink", "ISR shrink", None,
+         "a true leader drops one follower whose remote LEO is behind its LEO, at any moment (time is abstract), "
+         "in its own epoch",
+         "`Partition.getOutOfSyncReplicas` @ 0.10.2.0, 2.1.0 (KAFKA-7152), 3.4.0",
+         (ABSTRACTION, "all", "one follower per step, where Kafka drops every lagging one at once"),
+         steps=("LeaderShrinkIsr",)),
+    _row("stuck-follower-shrink", "ISR shrink of a stuck follower", None,
+         "a follower whose LEO equals the leader's stays in the ISR",
+         "`Partition.getOutOfSyncReplicas` @ 0.10.2.0, 2.0.0, 2.1.0 (KAFKA-7152)",
+         (MISSING, "hw kip101 kip279", "0.10 to 2.0 also drop a follower that stopped fetching even when its LEO "
+          "equals the leader's"),
+         (AS_KAFKA, "kip320 kip903 kafka37 kip966", "")),
+    _row("isr-expand", "ISR expand", "broker-epochs",
+         "a true leader adds a follower whose remote LEO, reported by a FETCH made outside the ISR, has reached its "
+         "HW (from `kip320`, also the start of its epoch); up to `kip320` even after the follower restarted; from "
+         "`kip903` a fenced broker, or a LEO from before the follower's latest registration, is refused",
+         "`Partition.maybeExpandIsr` @ 0.10.2.0, 2.1.0 (KAFKA-7128), 3.4.0; `Partition.isReplicaIsrEligible` @ "
+         "3.5.0; `ReplicationControlManager.ineligibleReplicasForIsr` @ 3.5.0 (KIP-903, KIP-841); "
+         "`Replica.updateFetchStateOrThrow` @ 3.7.0 (KAFKA-15221)",
+         (AS_KAFKA, "all", "thresholds as Kafka; from 2.7 the AlterPartition is sent and may commit later, after "
+          "the follower restarted (KAFKA-14139), until KIP-903's broker epochs"),
+         steps=("LeaderExpandIsr",)),
+    _row("expand-outside-fetch", "ISR expansion after the FETCH was handled", "isr-expansion",
+         "`hw` to `kip279` (rule isr-expansion=in-fetch): the leader adds a caught-up follower while it handles its "
+         "FETCH, in that step. From `kip320`: the expansion is a step of its own, at any moment after that FETCH",
+         "`Partition.maybeExpandIsr` @ 0.10.2.0, 2.1.0 (decided and written while the FETCH is handled), @ 2.7.0 "
+         "(AlterIsr, KIP-497)",
+         (AS_KAFKA, "0.10-2.0 2.7-4.1", "from 2.7 the AlterPartition is sent and committed later"),
+         (DEVIATION, "2.1-2.6", "2.1 to 2.6 decide and write the expansion while handling that FETCH; `kip320` "
+          "follows 2.7's AlterIsr")),
+    _row("expand-on-fetch-inside-isr", "ISR expansion on a LEO reported inside the ISR", "isr-expansion",
+         "an expansion could use a LEO the follower reported while it was still in the ISR; now the shrink marks that "
+         "LEO, and only the follower's next FETCH counts",
+         "`Partition.maybeExpandIsr`, `Partition.canAddReplicaToIsr` @ 3.3.0, 3.4.0, 3.5.0 (only for a FETCH "
+         "from a follower outside the ISR)",
+         (DEVIATION, "all", "Kafka considers an expansion only while it handles a FETCH from a follower outside "
+          "the ISR, on that FETCH's offset"),
+         fixed="`LeaderShrinkIsr` marks the dropped follower's LEO (`isr.may_join`)"),
+    _row("expand-dead-broker", "ISR expansion with a broker the controller counts dead", None,
+         "the ZooKeeper controller accepts an ISR that holds a broker it has seen die",
+         "`KafkaController.tryProcessAlterPartition` @ 3.3.0, 3.4.0 (`isr -- liveBrokerIds`, KIP-841)",
+         (AS_KAFKA, "0.10-3.2 kip903 kafka37 kip966", "before 3.3 the ZooKeeper controller writes it; KRaft refuses "
+          "a fenced broker, as the model does"),
+         (DEVIATION, "3.3-3.4", "the ZooKeeper controller of 3.3 and 3.4 refuses it with INELIGIBLE_REPLICA")),
+    _row("broker-epoch-at-registration", "when a broker's epoch changes", "broker-epochs",
+         "from `kip903`: when a broker registers again (`ControllerNoticeRestart`) it has a new broker epoch, and "
+         "every leader's remote LEO of it from before counts no more for an expansion; between its crash and the "
+         "fencing the old position still counts",
+         "`ClusterControlManager.registerBroker` @ 3.5.0 (a new epoch at each accepted registration; refused while "
+         "the old session is valid); `ReplicationControlManager.ineligibleReplicasForIsr` @ 3.5.0",
+         (AS_KAFKA, "all", "no broker epochs before `kip903`"),
+         steps=("ControllerNoticeRestart",)),
+    _row("become-leader", "becoming leader: epoch, cache, remote LEOs", None,
+         "takes the epoch and ISR, starts a cache entry (epoch, LEO), forgets every remote LEO, keeps its follower "
+         "HW and recomputes it",
+         "`Partition.makeLeader` @ 0.10.2.0, 2.0.0, 2.1.0 (KAFKA-7415), 3.4.0; `Replica.resetReplicaState` @ 3.4.0",
+         (AS_KAFKA, "all", "epoch and HW as Kafka"),
+         steps=("BecomeLeader",)),
+    _row("cache-entry-at-become-leader", "epoch-cache entry at becoming leader", "epoch-cache",
+         "a broker that becomes leader started a cache entry for its epoch at its LEO under every variant; now only "
+         "from `kip320` (rule epoch-cache)",
+         "`Partition.makeLeader` @ 2.0.0 (no entry), @ 2.1.0 (`epochCache.assign`, KAFKA-7415); `Log.append` @ "
+         "0.11.0.0 (the first append assigns)",
+         (AS_KAFKA, "hw kip320 kip903 kafka37 kip966", "2.1's `makeLeader` assigns it (`hw` reads no cache)"),
+         (DEVIATION, "kip101 kip279", "0.11 and 2.0.0 add it only at the leader's first append in the epoch, so "
+          "until then the leader answers OffsetsForLeaderEpoch for that epoch with UNDEFINED_EPOCH_OFFSET"),
+         fixed="rule epoch-cache=first-append"),
+    _row("remote-leos-on-reelection", "remote LEOs on a re-election", None,
+         "a broker that leads again in a new epoch forgets the LEOs its followers reported",
+         "`Partition.makeLeader` @ 2.1.0, 3.4.0 (`isNewLeader`); `Replica.resetReplicaState` @ 3.4.0",
+         (DEVIATION, "all", "Kafka forgets them only when the broker did not lead before")),
+    _row("controller-on-failure", "controller reaction to a failure", None,
+         "the dead broker leaves the ISR unless it is the last member (`kip966`: even then, and it may join the "
+         "ELR); if it led, or the partition was offline and someone can be elected, an election. A notice that "
+         "changes nothing in the partition's record writes nothing",
+         "`KafkaController.onBrokerFailure`, `ReplicaStateMachine.doRemoveReplicasFromIsr` @ 3.4.0; "
+         "`KafkaController.removeReplicaFromIsr` @ 0.10.2.0; `ReplicationControlManager.handleBrokerFenced` @ 3.4.0",
+         (AS_KAFKA, "all", ""),
+         steps=("ControllerNoticeFailure", "FenceLiveBroker", "ControlledShutdown")),
+    _row("last-isr-member-unclean", "last ISR member with unclean election on", None,
+         "the last ISR member stays in the ISR when it dies",
+         "`KafkaController.removeReplicaFromIsr` @ 0.10.2.0, 0.11.0.0",
+         (DEVIATION, "hw kip101", "0.10 and 0.11 empty the ISR when its last member dies and unclean election is "
+          "on"),
+         (AS_KAFKA, "kip279 kip320 kip903 kafka37 kip966", "")),
+    _row("controller-on-restart", "controller reaction to a restart (a bounced broker)", "bounce",
+         "a restarted broker the controller has not seen die is first handled as failed (it leaves the ISR unless "
+         "it is the last member, leadership moves, new epoch) before anything else; then it is sent the current "
+         "LeaderAndIsr, and re-elected only where it is the last ISR member. `hw` to `kip279`: the controller may "
+         "take it back directly and elect it among the live ISR members",
+         "`KafkaController.processBrokerChange` (`bouncedBrokerIds`) @ 3.4.0; `ClusterControlManager.registerBroker` "
+         "(DuplicateBrokerRegistrationException while the old session is valid) @ 3.4.0, 3.7.0",
+         (ABSTRACTION, "hw kip101 kip279", "a stand-in for Kafka 2.1 and earlier, which could miss a bounce "
+          "entirely (KAFKA-1120)"),
+         (MISSING, "2.1", "2.1's controller could still miss a bounce (fixed by KAFKA-7235 in 2.2)"),
+         (AS_KAFKA, "2.2-4.1", "ZooKeeper from 2.2, and KRaft"),
+         steps=("ControllerNoticeRestart",)),
+    _row("registration-race", "KRaft registration after the session expired", None,
+         "a broker is taken back only after the controller has failed its old incarnation",
+         "`ClusterControlManager.registerBroker`, `BrokerHeartbeatManager.hasValidSession` @ 3.5.0, 3.7.0",
+         (AS_KAFKA, "hw kip101 kip279 kip320", "the ZooKeeper controller handles a bounce as failure then startup"),
+         (MISSING, "kip903 kafka37 kip966", "a registration after the old session expired but before the fencing "
+          "ran replaces the old one with no partition change: the broker leads again in the same epoch")),
+    _row("leader-epoch-bump", "leader-epoch bumps", "leader-epoch-bump",
+         "`hw` to `kip320`: every controller write is a new leader epoch; a leader's own ISR change keeps its epoch. "
+         "`kip903`: also every ISR shrink, the leader's own included, with the same leader. `kafka37`, `kip966`: a "
+         "new leader epoch only when the leader changes; an ISR or ELR change alone keeps it",
+         "`LeaderAndIsr.newLeaderAndIsr` @ 2.1.0; `KafkaController.processAlterPartition` @ 3.4.0; "
+         "`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.5.0, 3.6.0, 3.7.0 (KAFKA-15021); "
+         "`Partition.handleAlterPartitionUpdate` @ 3.5.0",
+         (AS_KAFKA, "hw kip101 kip279 kip320 kip903", "ZooKeeper, then KRaft at metadata version 3.5"),
+         (ABSTRACTION, "kafka37 kip966", "a same-epoch ISR change reaches the leader at once, where KRaft's brokers "
+          "apply it a little later (the leader's larger ISR in between only holds its HW back)"),
+         steps=("LeaderShrinkIsr", "ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker",
+                "ControlledShutdown")),
+    _row("election-order", "election order", "elr",
+         "any live ISR member, each choice its own step. `kip966`: with an empty ISR, an unfenced ELR member, else, "
+         "with the ELR empty too, the last known leader if unfenced",
+         "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `Election.leaderForOffline` @ 3.4.0; "
+         "`PartitionChangeBuilder.electAnyLeader` @ 3.4.0; `PartitionChangeBuilder.electLeader`, "
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk; KIP-966",
+         (ABSTRACTION, "all", "Kafka takes the first in assignment order, which differs per partition; a free "
+          "choice covers every order and keeps symmetry reduction sound"),
+         steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")),
+    _row("last-known-leader-with-elr", "last known leader while the ELR is not empty", "elr",
+         "`kip966` elected the last known leader when the ISR was empty and no ELR member was unfenced; now only "
+         "when the ELR is empty too",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (`targetElr.isEmpty() && targetIsr.isEmpty()`)",
+         (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
+         (DEVIATION, "kip966", "Kafka elects the last known leader only when the ELR is empty too"),
+         fixed="`elr.elr_candidates` needs the ELR empty"),
+    _row("last-known-leader-fenced", "a fenced last known leader", "elr",
+         "the last known leader is elected only while it is unfenced",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (the check only logs)",
+         (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
+         (MISSING, "kip966", "trunk of October 2024 elects it even when fenced, which only leaves the partition "
+          "without a working leader until the broker registers")),
+    _row("unclean-election", "unclean election", None,
+         "with the option on and no candidate above, any live replica, which becomes the whole ISR",
+         "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `Election.leaderForOffline` @ 3.4.0; "
+         "`PartitionChangeBuilder.electAnyLeader` @ 3.4.0",
+         (ABSTRACTION, "all", "Kafka's RECOVERING state (KIP-704: no ISR growth until the leader has recovered) is "
+          "left out; it only delays")),
+    _row("elr-upkeep", "ELR upkeep", "elr",
+         "`kip966`: when the controller's ISR changes and is below min.insync.replicas: ELR = (ELR + old ISR) - new "
+         "ISR - unclean registrants; emptied once the ISR reaches min.insync.replicas; no new epoch for an ELR change",
+         "`PartitionChangeBuilder.maybePopulateTargetElr` @ trunk; `ReplicationControlManager.isElrEnabled` @ trunk; "
+         "KIP-966",
+         (AS_KAFKA, "all", "3.7 to 3.9 ship ELR only at unstable metadata versions, as `kafka37` assumes")),
+    _row("shutdown-registration", "clean/unclean shutdown and registration", "elr",
+         "`kip966`: `Crash` is unclean, `CleanShutdown` flushes, checkpoints and stops; a broker is fenced until it "
+         "registers, and after an unclean stop it leaves the ISR and the ELR then. Other variants: how a broker "
+         "stopped is never read",
+         "`ClusterControlManager.registerBroker` @ 3.7.0 (test only logged), @ 3.8.0 (previous broker epoch against "
+         "the registered one, then `ReplicationControlManager.handleBrokerUncleanShutdown`), @ trunk; KAFKA-18635",
+         (AS_KAFKA, "all", "`kip966` as 4.0, which restored 3.8's test (KAFKA-18635)"),
+         steps=("CleanShutdown",)),
+    _row("fencing", "fencing of a live broker", None,
+         "with `--max-fencings`, `FenceLiveBroker`: the controller handles a running broker as failed; the broker "
+         "keeps its log and view, may still believe it leads and act on requests it has, and is taken back by "
+         "`ControllerNoticeRestart` when it registers again. From `kip903` a fenced broker is never added to the ISR",
+         "`KafkaController.processBrokerChange` @ 3.4.0 (session expiry); `BrokerHeartbeatManager.findOneStaleBroker`, "
+         "`ReplicationControlManager.maybeFenceOneStaleBroker` @ 3.4.0; "
+         "`ReplicationControlManager.ineligibleReplicasForIsr` @ 3.5.0 (KIP-841)",
+         (ABSTRACTION, "all", "the broker learns nothing of its fencing until it registers again (in KRaft it may "
+          "see the metadata change sooner; it only moves it to following earlier)"),
+         steps=("FenceLiveBroker",)),
+    _row("controlled-shutdown", "controlled shutdown", None,
+         "with `--controlled-shutdown`, `ControlledShutdown`: the controller handles the broker as gone while it "
+         "still runs, then the broker flushes, checkpoints its HW and stops, leaving the clean-shutdown marker",
+         "`KafkaController.doControlledShutdown`, `Election.leaderForControlledShutdown` @ 3.4.0; "
+         "`ReplicationControlManager.handleBrokerInControlledShutdown` @ 3.4.0, 3.7.0",
+         (ABSTRACTION, "all", "one step, where Kafka moves leadership, answers and then the broker stops; its end "
+          "state is Kafka's"),
+         steps=("ControlledShutdown",)),
+    _row("restart-from-disk", "crash and restart from disk", None,
+         "a crash keeps the flushed records (all of them with `--flush sync`), their cache entries and the HW "
+         "checkpoint; HW = min(checkpoint, LEO); nothing in memory survives",
+         "`LogManager.loadLogs`, `Log.recoverLog`, `Partition.getOrCreateReplica` @ 0.10.2.0; "
+         "`LeaderEpochFileCache.assign` @ 0.11.0.0; `LogLoader.recoverLog` @ trunk",
+         (ABSTRACTION, "all", "HW and cache as Kafka; the unflushed tail is lost whole, where Kafka's recovery may "
+          "keep part of it"),
+         steps=("Crash", "Restart", "CheckpointHw", "Flush")),
+    _row("empty-disk-restart", "empty-disk restart", None,
+         "`RestartEmpty`, bounded by `--max-disk-losses`: a crashed broker comes back with no records, no epoch "
+         "cache, HW and checkpoint 0 and no clean-shutdown marker",
+         "`LogManager.getOrCreateLog` @ 3.4.0; `ReplicaManager.handleLogDirFailure` @ 2.1.0 (KIP-112)",
+         (ABSTRACTION, "all", "the broker keeps its id, as a replaced disk does; a broker given a new id is a "
+          "reassignment, left out"),
+         steps=("RestartEmpty",)),
+)
+
+BY_KEY = {row.key: row for row in ROWS}

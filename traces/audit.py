@@ -1,0 +1,129 @@
+"""A trace audited against Kafka's code: each step with the rows of its model's rule table that
+it rests on, and their status under the releases the trace's variant stands for.
+
+The verdict is one of three: every step is as Kafka for some of the variant's releases (named;
+abstractions are named, not failed), some step rests on a deviation in every release of the
+variant, or the trace is not judged (a switched rule set or a majority quorum is no release).
+A model builds the audit (`model.fetch.audit`); this module holds it and says it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AS_KAFKA, DEVIATES, NOT_JUDGED = "as-kafka", "deviation", "not-judged"
+EXIT = {AS_KAFKA: 0, DEVIATES: 1, NOT_JUDGED: 1}
+"""`replcheck trace audit`'s exit status per verdict (2 is bad input)."""
+
+
+@dataclass(frozen=True)
+class RowStatus:
+    """One row a step rests on: its key and title, its status (kind and note) for each group of
+    the variant's releases that share one, and, for a step the model took before a fix and no
+    longer takes, how it was fixed."""
+
+    row: str
+    title: str
+    statuses: tuple[tuple[str, tuple[str, ...], str], ...]
+    fixed: str = ""
+
+    def kinds(self) -> set[str]:
+        """The row's statuses across the variant's releases."""
+        return {kind for kind, _, _ in self.statuses}
+
+
+@dataclass(frozen=True)
+class StepAudit:
+    """One step: its number (1-based), action, description and the rows it rests on; `replays`
+    is False for the first step the model no longer takes (and any after it)."""
+
+    step: int
+    action: tuple
+    description: str
+    rows: tuple[RowStatus, ...]
+    replays: bool = True
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A whole trace's audit: the variant and its releases, each step's rows, the releases in which
+    every step is as Kafka (empty when some step rests on a deviation in all of them), the
+    deviations by row (row -> steps), and why the trace is not judged, when it is not."""
+
+    model: str
+    variant: str
+    releases: tuple[str, ...]
+    steps: tuple[StepAudit, ...]
+    as_kafka_in: tuple[str, ...]
+    deviations: dict[str, tuple[int, ...]]
+    not_judged: str | None = None
+    first_unreplayed: int | None = None
+
+    def rests_on_a_fix(self) -> bool:
+        """Some step rests on a row a fix removed from the model: a trace saved before that fix,
+        whose states may differ from the model's since."""
+        return any(row.fixed and DEVIATES in row.kinds() for step in self.steps for row in step.rows)
+
+    @property
+    def verdict(self) -> str:
+        """as-kafka, deviation or not-judged."""
+        if self.not_judged:
+            return NOT_JUDGED
+        return AS_KAFKA if self.as_kafka_in else DEVIATES
+
+    def conclusion(self) -> str:
+        """The one line that ends the audit."""
+        if self.not_judged:
+            return f"not judged: {self.not_judged}"
+        where = "; ".join(f"{row} at step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))}"
+                          for row, steps in self.deviations.items())
+        if not self.as_kafka_in:
+            return f"rests on deviation {where}"
+        line = f"every step as Kafka {spell_releases(self.as_kafka_in, self.releases)}"
+        if self.deviations:
+            others = tuple(r for r in self.releases if r not in self.as_kafka_in)
+            line += f" (in {spell_releases(others, self.releases)} it rests on deviation {where})"
+        return line
+
+    def abstractions(self) -> list[str]:
+        """The rows some step rests on that are abstractions in some of the judged releases."""
+        return sorted({row.row for step in self.steps for row in step.rows if "abstraction" in row.kinds()})
+
+    def to_json(self) -> dict:
+        """The audit as JSON data (`trace audit --json`)."""
+        return {
+            "model": self.model, "variant": self.variant, "releases": list(self.releases),
+            "verdict": self.verdict, "as_kafka_in": list(self.as_kafka_in),
+            "deviations": [{"row": row, "steps": list(steps)} for row, steps in self.deviations.items()],
+            "abstractions": self.abstractions(), "not_judged": self.not_judged,
+            "first_unreplayed_step": self.first_unreplayed, "conclusion": self.conclusion(),
+            "steps": [{"step": s.step, "action": list(s.action), "description": s.description, "replays": s.replays,
+                       "rows": [{"row": r.row, "title": r.title, "fixed": r.fixed or None,
+                                 "statuses": [{"status": kind, "releases": list(releases), "note": note}
+                                              for kind, releases, note in r.statuses]} for r in s.rows]}
+                      for s in self.steps],
+        }
+
+
+def spell_releases(releases: tuple[str, ...], within: tuple[str, ...]) -> str:
+    """Some of `within`'s releases (a variant's, oldest first) as people write them: each run of
+    consecutive ones as "2.7 to 3.4" (three or more) or "3.5, 3.6", the runs joined by commas."""
+    runs: list[list[str]] = []
+    for release in within:
+        if release not in releases:
+            runs.append([])
+        elif runs and runs[-1]:
+            runs[-1].append(release)
+        else:
+            runs.append([release])
+    words = [f"{run[0]} to {run[-1]}" if len(run) >= 3 else ", ".join(run) for run in runs if run]
+    return ", ".join(words)
+
+
+def row_words(row: RowStatus, within: tuple[str, ...]) -> str:
+    """A row as a step's audit line names it: its key and its status, per group of the variant's
+    releases (`within`) when they differ."""
+    if len(row.statuses) == 1:
+        return f"{row.row} ({row.statuses[0][0]})"
+    groups = "; ".join(f"{kind} in {spell_releases(releases, within)}" for kind, releases, _ in row.statuses)
+    return f"{row.row} ({groups})"
