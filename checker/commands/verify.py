@@ -66,7 +66,8 @@ def expectation_table(manifest_file: Path, answered) -> Table:
                + (("Kafka's code",) if audits else ()) + (("note",) if notes else ()))
     for column in columns:
         table.add_column(column, justify="right" if column == "line" else "left",
-                         no_wrap=column not in ("bounds", "note", "Kafka's code"))
+                         no_wrap=column not in ("bounds", "note", "Kafka's code"),
+                         overflow="fold" if column == "Kafka's code" else "ellipsis")
     for expectation, result, _, audit in answered:
         surprised = expectation.surprised(result, audit)
         table.add_row(str(expectation.line or f"#{expectation.number}"), expectation.model, expectation.variant or "-",

@@ -7,9 +7,12 @@ from checker.model import Lane
 from ..spec.words import isr_text, log_text, record_letter, record_name, replica_name
 from .kinds import NO_VOTER
 from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
-from .layout import CLEAN_STOP
+from .layout import CLEAN_STOP, UNCLEAN_STOP
 from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, STOPS, UNSENT, FetchRequest, FetchResponse,
                     FetchState)
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
 
 
 def records_text(n: int) -> str:
@@ -167,11 +170,13 @@ def _controller_notice(kind: str, r: int, before: FetchState, after: FetchState)
         what += " after a clean shutdown" if before.brokers[r].last_stop == CLEAN_STOP else \
             " after an unclean shutdown (no clean-shutdown marker)"
     leader = f"leader {replica_name(c.leader)}"
+    unclean = 1 << r if kind == "ControllerNoticeRestart" and before.brokers[r].last_stop == UNCLEAN_STOP else 0
+    isr, elr = b.isr & ~unclean, b.elr & ~unclean  # an unclean registrant leaves both before the election
     if c.epoch != b.epoch and b.leader in (r, NONE):
         leader = "nobody to elect (offline)" if c.leader == NONE else f"elects {replica_name(c.leader)}"
-        if c.leader != NONE and not b.isr >> c.leader & 1 and b.elr >> c.leader & 1:
+        if c.leader != NONE and not isr >> c.leader & 1 and elr >> c.leader & 1:
             leader += " from the ELR"
-        elif c.leader != NONE and c.leader == b.last_leader and not (b.isr | b.elr) >> c.leader & 1:
+        elif c.leader != NONE and c.leader == b.last_leader and not (isr | elr) >> c.leader & 1:
             leader += " as the last known leader"
     epoch = f"epoch {c.epoch}" if c.epoch != b.epoch else f"still epoch {c.epoch}"
     text = f"controller notices {name} is {what}: {epoch}, {leader}, ISR {isr_text(c.isr)}"
