@@ -109,23 +109,28 @@ def _consequence(meaning: str) -> str:
     return text[:cut] + "."
 
 
+def _lost_to_own_hw(d: Diagnosis, page: Page, reason: str, closing: list[str]) -> list[str]:
+    """A committed record dropped by a truncation to the follower's own HW: the loss, `reason`
+    (why the follower kept only its HW), the culprits, then `closing` (what fixed it)."""
+    return [lost_line(d, page), reason] + [culprit_line(x, page) for x in d.culprits] + closing
+
+
 def _lagging_hw(d: Diagnosis, page: Page) -> list[str]:
     """A committed record dropped by truncation to the follower's own, lagging HW."""
     dmg, c = d.damage, d.commit
     who = name(dmg.replica)
-    lines = [lost_line(d, page),
-             f"{who}'s own HW was {dmg.hw}, lagging {name(c.replica)}'s HW of {c.hw}: the follower had not yet "
-             f"learned that offset {dmg.offset} was committed (a follower learns the HW only from a later fetch), and "
-             f"before Kafka 0.11 a replica becoming follower truncates its log to its own HW, here offset "
-             f"{dmg.truncation.point}."]
-    lines += [culprit_line(x, page) for x in d.culprits]
+    reason = (f"{who}'s own HW was {dmg.hw}, lagging {name(c.replica)}'s HW of {c.hw}: the follower had not yet "
+              f"learned that offset {dmg.offset} was committed (a follower learns the HW only from a later fetch), "
+              f"and before Kafka 0.11 a replica becoming follower truncates its log to its own HW, here offset "
+              f"{dmg.truncation.point}.")
+    closing = []
     if dmg.stale_since is not None:
-        lines.append(f"The LeaderAndIsr request {who} acted on was already stale: the controller had moved past its "
-                     f"epoch at {page.step(dmg.stale_since)}. That changes nothing here: HW truncation never consults "
-                     f"the leader, so any LeaderAndIsr would have truncated {who} to its HW {dmg.hw}.")
-    lines.append("KIP-101 removes this: the follower asks the leader where the epoch of its last record ends "
-                 "(OffsetsForLeaderEpoch) and truncates there, not at its own HW.")
-    return lines
+        closing.append(f"The LeaderAndIsr request {who} acted on was already stale: the controller had moved past its "
+                       f"epoch at {page.step(dmg.stale_since)}. That changes nothing here: HW truncation never consults "
+                       f"the leader, so any LeaderAndIsr would have truncated {who} to its HW {dmg.hw}.")
+    closing.append("KIP-101 removes this: the follower asks the leader where the epoch of its last record ends "
+                   "(OffsetsForLeaderEpoch) and truncates there, not at its own HW.")
+    return _lost_to_own_hw(d, page, reason, closing)
 
 
 def _undefined_answer(d: Diagnosis, page: Page) -> list[str]:
@@ -134,15 +139,13 @@ def _undefined_answer(d: Diagnosis, page: Page) -> list[str]:
     dmg, c = d.damage, d.commit
     who, ldr, t = name(dmg.replica), name(dmg.peer), dmg.truncation
     epochs = ", ".join(f"e{e}" for e, _ in t.leader_cache) or "none"
-    lines = [lost_line(d, page),
-             f"{who} asked {ldr} where epoch {t.asked_epoch}, its latest, ends. {ldr}'s cache could not place it (its "
-             f"epochs: {epochs}): before 2.0.1 a new leader starts its epoch in its cache only at its first append "
-             f"there, so {ldr} answered UNDEFINED_EPOCH_OFFSET, and {who} truncated to its own HW {dmg.hw}, lagging "
-             f"{name(c.replica)}'s HW of {c.hw}."]
-    lines += [culprit_line(x, page) for x in d.culprits]
-    lines.append("KAFKA-7415 (Kafka 2.0.1 and 2.1) removes this: a broker starts its epoch in its cache when it "
-                 "becomes leader, so the follower's epoch is always placed and the walk finds where the logs part.")
-    return lines
+    reason = (f"{who} asked {ldr} where epoch {t.asked_epoch}, its latest, ends. {ldr}'s cache could not place it "
+              f"(its epochs: {epochs}): before 2.0.1 a new leader starts its epoch in its cache only at its first "
+              f"append there, so {ldr} answered UNDEFINED_EPOCH_OFFSET, and {who} truncated to its own HW {dmg.hw}, "
+              f"lagging {name(c.replica)}'s HW of {c.hw}.")
+    return _lost_to_own_hw(d, page, reason, [
+        "KAFKA-7415 (Kafka 2.0.1 and 2.1) removes this: a broker starts its epoch in its cache when it becomes "
+        "leader, so the follower's epoch is always placed and the walk finds where the logs part."])
 
 
 def _stale(d: Diagnosis, page: Page) -> list[str]:
