@@ -33,6 +33,8 @@ class Truncation(NamedTuple):
     leader_leo: int
     answer: int | None
     follower_cache: tuple = ()
+    ended: str = "agreed"
+    ended_at: int = NO_EPOCH
 
     @property
     def leader_has_epoch(self) -> bool:
@@ -40,25 +42,16 @@ class Truncation(NamedTuple):
         return any(e == self.asked_epoch for e, _ in self.leader_cache)
 
     def undefined_answer(self) -> bool:
-        """Under 0.11 to 2.0's rules the leader could not place the epoch asked (its cache empty, or
-        the epoch below its first or above its latest), answered UNDEFINED_EPOCH_OFFSET, and the
-        follower kept its own HW."""
-        epochs = [e for e, _ in self.leader_cache]
-        unplaced = not epochs or self.asked_epoch < min(epochs) or self.asked_epoch > max(epochs)
-        return (self.rule in ("kip101", "kip279") and self.asked_epoch >= 0 and unplaced
-                and self.point == self.follower_hw)
+        """Under 0.11 to 2.0's rules the leader could not place the epoch asked, answered
+        UNDEFINED_EPOCH_OFFSET, and the follower kept its own HW (as the rule itself says:
+        `FetchModel.epoch_answer`)."""
+        return self.ended == "unanswered"
 
     def walk_cut_short(self) -> int | None:
-        """Under Kafka 2.0's walk, the leader's epoch below the one asked at which the walk
-        stopped because the follower had no epoch at or below it (and kept min(leader's end,
-        LEO), `AbstractFetcherThread.getOffsetTruncationState` @ 2.0.0); None when it did not
-        stop so, or the rule is not KIP-279's."""
-        if self.rule != "kip279" or self.asked_epoch < 0:
-            return None
-        found = max((e for e, _ in self.leader_cache if e <= self.asked_epoch), default=None)
-        if found is None or found == self.asked_epoch or any(e <= found for e, _ in self.follower_cache):
-            return None
-        return found if self.point > 0 else None
+        """Under Kafka 2.0's walk, the leader's epoch at which the walk stopped because the
+        follower had no epoch at or below it (`AbstractFetcherThread.getOffsetTruncationState` @
+        2.0.0); None when it did not stop so."""
+        return self.ended_at if self.ended == "cut-short" else None
 
 
 @lru_cache(maxsize=8)
@@ -84,4 +77,8 @@ def truncation(trace: Trace, k: int, views: list[PartitionView], r: int, ldr: in
     else:
         asked = mine.log[-1].epoch if mine.log else NO_EPOCH
     answer = model.kip101_answer(trace.states()[k - 1], r, ldr) if rule == "kip101" else None
-    return Truncation(rule, after.replicas[r].leo, mine.hw, asked, theirs.cache, theirs.leo, answer, mine.cache)
+    ended, ended_at = ("agreed", NO_EPOCH)
+    if rule in ("kip101", "kip279") and hasattr(model, "epoch_answer"):
+        ended, ended_at = model.epoch_answer(trace.states()[k - 1], r, ldr)
+    return Truncation(rule, after.replicas[r].leo, mine.hw, asked, theirs.cache, theirs.leo, answer, mine.cache,
+                      ended, ended_at)

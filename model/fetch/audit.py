@@ -50,7 +50,7 @@ def audit_trace(trace: Trace, model) -> Audit:
     unreplayed = first_unreplayed(trace, model)
     judged = []
     for i, step in enumerate(trace.steps, 1):
-        rows = step_rows(states, actions, i, model.rules, model.config)
+        rows = step_rows(states, actions, i, model)
         judged.append(StepAudit(i, step.action, model.describe_step(step.action, states[i - 1], step.state),
                                 tuple(_row_status(key, releases) for key in rows),
                                 unreplayed is None or i < unreplayed))

@@ -19,7 +19,8 @@ from .rules import RULE_BOOK, check_quorum
 from .state import NO_EPOCH, NO_FETCH, NONE, UNSENT, Broker, Controller, FetchState, LeaderAndIsr, ProducerRecord
 from ..truncation_rules import RULES
 from .successors import max_successors
-from .truncation import asked_epoch, kip101_answer
+from .elr import elr_after
+from .truncation import UNDEFINED, asked_epoch, kip101_answer, kip279_walk
 from .rule_kernels import cache_at_first_append, truncation_rule
 from .words import broker_columns, broker_lanes, describe_step
 
@@ -131,6 +132,23 @@ class FetchModel:
         record's, or under epoch-cache=first-append its cache's latest; NO_EPOCH for none."""
         lay = self.kernel.layout
         return int(asked_epoch(self.kernel.encode(state), lay, r, cache_at_first_append(lay)))
+
+    def epoch_answer(self, state: FetchState, r: int, ldr: int) -> tuple[str, int]:
+        """How broker r's OffsetsForLeaderEpoch exchange with `ldr` ended, by the truncation rule
+        itself (`truncation.kip101_answer`, `truncation.kip279_walk`): "unanswered" (the leader
+        answered UNDEFINED_EPOCH_OFFSET and r kept its HW), "cut-short" (Kafka 2.0's walk stopped
+        where r had no epoch at or below the leader's answer, which it returns) or "agreed"."""
+        lay, row = self.kernel.layout, self.kernel.encode(state)
+        first = cache_at_first_append(lay)
+        if self.truncation_rule() == "kip101":
+            return ("unanswered" if kip101_answer(row, lay, r, ldr, first) == UNDEFINED else "agreed"), NO_EPOCH
+        _, how, epoch = kip279_walk(row, lay, r, ldr, first)
+        return ("agreed", "unanswered", "cut-short")[how], int(epoch)
+
+    def elr_after(self, state: FetchState, isr_after: int, unclean: int) -> int:
+        """The ELR once the controller's ISR goes from `state`'s to `isr_after`, with the brokers in
+        `unclean` registering after an unclean shutdown, by the rule itself (`elr.elr_after`)."""
+        return int(elr_after(self.kernel.encode(state), self.kernel.layout, isr_after, unclean))
 
     def kip101_answer(self, state: FetchState, r: int, ldr: int) -> int | None:
         """The leader `ldr`'s OffsetsForLeaderEpoch answer to broker r for the epoch r asks for,

@@ -53,29 +53,24 @@ def _expansion_rows(states, actions, i: int) -> list[str]:
     return rows
 
 
-def _target_elr(before: FetchState, action: tuple, min_insync: int) -> tuple[int, int]:
+def _target_elr(model, before: FetchState, action: tuple) -> tuple[int, int]:
     """(ISR, ELR) the controller's change at this step aims at before it elects: the broker the
-    step removes (or, registering after an unclean shutdown, drops) leaves the ISR, and while the
-    ISR is below min.insync.replicas the ELR gains the old ISR less the new one and the unclean
-    (`PartitionChangeBuilder.maybePopulateTargetElr`)."""
-    c, b = before.controller, action[1]
-    if action[0] == "ControllerNoticeRestart":
-        unclean = 1 << b if before.brokers[b].last_stop == UNCLEAN_STOP else 0
-    else:
-        unclean = 0
-    isr = c.isr & ~(unclean if action[0] == "ControllerNoticeRestart" else 1 << b)
-    if bin(isr).count("1") >= min_insync:
-        return isr, 0
-    return isr, (c.elr | c.isr) & ~isr & ~unclean
+    step removes (or, registering after an unclean shutdown, drops) leaves the ISR, and the ELR is
+    the model's own rule for it (`FetchModel.elr_after`: `PartitionChangeBuilder.maybePopulateTargetElr`)."""
+    b = action[1]
+    unclean = 1 << b if action[0] == "ControllerNoticeRestart" and before.brokers[b].last_stop == UNCLEAN_STOP else 0
+    isr = before.controller.isr & ~(unclean if action[0] == "ControllerNoticeRestart" else 1 << b)
+    return isr, model.elr_after(before, isr, unclean)
 
 
-def _election_rows(before: FetchState, after: FetchState, action: tuple, config, rules) -> list[str]:
+def _election_rows(model, before: FetchState, after: FetchState, action: tuple) -> list[str]:
     """The branches a controller step's election takes: the last known leader while the target
     ELR is not empty, or an unclean election."""
+    rules, config = model.rules, model.config
     chosen, c = after.controller.leader, before.controller
     if chosen == NONE or chosen == c.leader:
         return []
-    isr, elr = _target_elr(before, action, config.min_insync_replicas)
+    isr, elr = _target_elr(model, before, action)
     if chosen in members(isr) or (rules["elr"] == "on" and not isr and chosen in members(elr)):
         return []
     if rules["elr"] == "on" and chosen == c.last_leader:
@@ -83,10 +78,11 @@ def _election_rows(before: FetchState, after: FetchState, action: tuple, config,
     return ["unclean-election"] if config.unclean_leader_election else []
 
 
-def step_rows(states: list[FetchState], actions: list[tuple], i: int, rules, config) -> tuple[str, ...]:
+def step_rows(states: list[FetchState], actions: list[tuple], i: int, model) -> tuple[str, ...]:
     """The rows (keys of `rule_table.BY_KEY`) step i (1-based) of a trace enacts: those of its
-    action kind, then the branches it takes. `states` holds the initial state first; `rules`
-    maps every rule to its choice, `config` is the trace's bounds."""
+    action kind, then the branches it takes. `states` holds the initial state first; `model` is
+    the trace's (its rules, bounds, and the rules it is asked about)."""
+    rules, config = model.rules, model.config
     action, before, after = actions[i - 1], states[i - 1], states[i]
     kind = action[0]
     rows = list(BY_ACTION.get(kind, ()))
@@ -122,7 +118,7 @@ def step_rows(states: list[FetchState], actions: list[tuple], i: int, rules, con
         b = action[1]
         if kind == "ControllerNoticeFailure" and config.unclean_leader_election and before.controller.isr == 1 << b:
             rows.append("last-isr-member-unclean")
-        rows += _election_rows(before, after, action, config, rules)
+        rows += _election_rows(model, before, after, action)
         if after.controller.elr != before.controller.elr:
             rows.append("elr-upkeep")
     return tuple(dict.fromkeys(rows))

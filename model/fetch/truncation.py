@@ -97,31 +97,45 @@ def kip101_truncation(s, lay, r, ldr, first_append):
     return 0 if answer < 0 else min(answer, leo(s, lay, r))
 
 
+AGREED, UNANSWERED, CUT_SHORT = range(3)
+"""How KIP-279's walk ended (`kip279_walk`): on an epoch both sides have (or none); on an
+UNDEFINED_EPOCH_OFFSET answer (0.11 to 2.0); or, in 2.0, where the follower had no epoch at or
+below the one the leader named."""
+
+
 @kernel
-def kip279_truncation(s, lay, r, ldr, first_append):
+def kip279_walk(s, lay, r, ldr, first_append):
     """KIP-279: the answer also names the largest epoch the leader has at most the one asked; the
     follower asks again with its own largest epoch at most that one until both agree, then
     truncates where that epoch ends on either side. Under epoch-cache=first-append, as 2.0's
     `AbstractFetcherThread.getOffsetTruncationState`: an UNDEFINED_EPOCH_OFFSET answer keeps the
     point reached so far (the HW on the first question), and a follower with no epoch at or below
-    the leader's answer keeps min(leader's end, LEO)."""
+    the leader's answer keeps min(leader's end, LEO). Returns (truncation point, how the walk ended:
+    AGREED, UNANSWERED or CUT_SHORT, the epoch it ended at or NO_EPOCH)."""
     end = leo(s, lay, r)
     asked = asked_epoch(s, lay, r, first_append)
     point = min(hw(s, lay, r), end)
     while asked != NO_EPOCH:
         if first_append and unplaced(s, lay, ldr, asked):
-            return point
+            return point, UNANSWERED, asked
         found = largest_epoch_at_most(s, lay, ldr, asked)
         if found == NO_EPOCH:
-            return 0
+            return 0, AGREED, NO_EPOCH
         mine = largest_epoch_at_most(s, lay, r, found)
         if mine == found:
-            return min(end_of_epoch(s, lay, ldr, found), end_of_epoch(s, lay, r, found), end)
+            return min(end_of_epoch(s, lay, ldr, found), end_of_epoch(s, lay, r, found), end), AGREED, found
         if first_append and mine == NO_EPOCH:
-            return min(end_of_epoch(s, lay, ldr, found), end)
+            return min(end_of_epoch(s, lay, ldr, found), end), CUT_SHORT, found
         point = min(end_of_epoch(s, lay, r, found), end)
         asked = mine
-    return 0
+    return 0, AGREED, NO_EPOCH
+
+
+@kernel
+def kip279_truncation(s, lay, r, ldr, first_append):
+    """KIP-279's truncation point (`kip279_walk`)."""
+    point, _, _ = kip279_walk(s, lay, r, ldr, first_append)
+    return point
 
 
 @kernel
