@@ -9,6 +9,7 @@ quorum is Raft's replication rather than a release's partition replication: neit
 from __future__ import annotations
 
 from traces.audit import Audit, RowStatus, StepAudit
+from traces.replay import first_unreplayed
 from traces.trace import Trace
 
 from .rule_table import BY_KEY, DEVIATION
@@ -27,19 +28,6 @@ def _row_status(key: str, releases: tuple[str, ...]) -> RowStatus:
         status = row.status(release)
         groups.setdefault((status.kind, status.note), []).append(release)
     return RowStatus(key, row.title, tuple((kind, tuple(rel), note) for (kind, note), rel in groups.items()), row.fixed)
-
-
-def first_unreplayed(trace: Trace, model) -> int | None:
-    """The first step (1-based) the model does not take from the state before it, None when
-    every step replays (the model's rules may have changed since the trace was saved)."""
-    state = trace.initial
-    if state not in model.initial_states():
-        return 0
-    for i, step in enumerate(trace.steps, 1):
-        if (step.action, step.state) not in set(model.successors(state)):
-            return i
-        state = step.state
-    return None
 
 
 def audit_trace(trace: Trace, model) -> Audit:
