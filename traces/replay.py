@@ -13,25 +13,12 @@ class ReplayError(AssertionError):
     """The trace does not replay; the message names the first step that fails."""
 
 
-def first_unreplayed(trace: Trace, model) -> int | None:
-    """The first step (1-based) that is not a successor of the state before it under its action
-    (0 when the initial state is not one of the model's), None when every step replays."""
-    if trace.initial not in model.initial_states():
-        return 0
-    state = trace.initial
-    for i, step in enumerate(trace.steps, 1):
-        if (step.action, step.state) not in set(model.successors(state)):
-            return i
-        state = step.state
-    return None
-
-
 def verify_trace(trace: Trace, model) -> None:
     """Replay `trace` through `model`: the initial state must be one of the model's, each
     step's state must be a successor of the previous state under the step's action, and the
     last state (for a step property: the last step) must violate the trace's property (reach
     it, for a witness), no earlier one. Raises ReplayError."""
-    failed = first_unreplayed(trace, model)
+    failed = trace.first_unreplayed(model)
     if failed == 0:
         raise ReplayError("the initial state is not an initial state of the model")
     if failed is not None:

@@ -35,3 +35,16 @@ class Trace:
     def states(self) -> list:
         """Every state of the behaviour, the initial one first."""
         return [self.initial] + [step.state for step in self.steps]
+
+    def first_unreplayed(self, model) -> int | None:
+        """The first step (1-based) that is not a successor of the state before it under its
+        action in `model` (0 when the initial state is not one of the model's), None when every
+        step replays: the trace is a behaviour of the model as it is now."""
+        if self.initial not in model.initial_states():
+            return 0
+        state = self.initial
+        for i, step in enumerate(self.steps, 1):
+            if (step.action, step.state) not in set(model.successors(state)):
+                return i
+            state = step.state
+        return None

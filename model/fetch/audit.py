@@ -9,7 +9,6 @@ quorum is Raft's replication rather than a release's partition replication: neit
 from __future__ import annotations
 
 from traces.audit import Audit, RowStatus, StepAudit
-from traces.replay import first_unreplayed
 from traces.trace import Trace
 
 from .rule_table import BY_KEY, DEVIATION
@@ -35,7 +34,7 @@ def audit_trace(trace: Trace, model) -> Audit:
     rule_set = RULE_BOOK.resolve(trace.variant or "kip320")
     releases = RELEASES[rule_set.preset]
     states, actions = trace.states(), [step.action for step in trace.steps]
-    unreplayed = first_unreplayed(trace, model)
+    unreplayed = trace.first_unreplayed(model)
     judged = []
     for i, step in enumerate(trace.steps, 1):
         rows = step_rows(states, actions, i, model)
