@@ -52,7 +52,7 @@ from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
 from checker.commands.paths import NonEmptyPath
 from checker.file_roles import INPUT, OUTPUT, OWNED
 from checker.output_kinds import CHECKPOINT_DIRECTORY, TRACE_DIRECTORY
-from checker.interrupts import Terminated, interruption_behind, interruptions_deferred, sigterm_raises
+from checker.interrupts import Terminated, ctrl_c, interruption_behind, interruptions_deferred, sigterm_raises
 from checker.jobs.engines import ENGINES, SMALL
 from checker.spark.master_url import master_problem
 from checker.simulation.weightings import WEIGHTINGS
@@ -653,10 +653,11 @@ def verify():
     2 on bad input (one line naming the file and the entry's line)."""
 
 def _end_of_loading() -> None:
-    """Once the command line has loaded: the signal handlers it found are back, and a Ctrl-C or
-    SIGTERM that came while it loaded ends the run with its one line (exit 130 or 143)."""
+    """Once the command line has loaded: the signal handlers it found are back (Python's own
+    Ctrl-C as `checker.interrupts.ctrl_c`, which also remembers it), and a Ctrl-C or SIGTERM
+    that came while it loaded ends the run with its one line (exit 130 or 143)."""
     for signum, handler in _BEFORE.items():
-        signal.signal(signum, handler)
+        signal.signal(signum, ctrl_c if handler is signal.default_int_handler else handler)
     if _HELD:
         terminated = signal.SIGTERM in _HELD
         sys.stderr.write(f"Error: {interruption_message(terminated)}\n")

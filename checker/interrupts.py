@@ -6,12 +6,38 @@ Some libraries swallow a KeyboardInterrupt that lands inside their own import co
 a run could be lost and the search would go on for minutes; and SIGTERM before the CLI's
 handler exists ended the process without a word. Inside `interruptions_deferred` a signal is
 only recorded; it is raised when the block ends, where the caller handles it.
+
+Once the command line has loaded, Ctrl-C and SIGTERM raise at once, and are remembered too
+(`ctrl_c`, `sigterm_raises`): a library that catches the interruption where it lands (numba's
+loader does, inside llvmlite's callbacks) would otherwise leave the run going as if no signal
+had come. A search asks at every level (`raise_if_swallowed`) and ends then.
 """
 
 from __future__ import annotations
 
 import signal
 from contextlib import contextmanager
+
+
+_RECEIVED: list[int] = []
+"""The Ctrl-C and SIGTERM signals that raised an interruption in this process (`ctrl_c`,
+`sigterm_raises`). The process ends on the first: one found here later was swallowed."""
+
+
+def ctrl_c(signum, frame):
+    """The Ctrl-C handler once the command line has loaded: Python's own (a KeyboardInterrupt
+    where the main thread is), and the signal remembered for `raise_if_swallowed`."""
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def raise_if_swallowed() -> None:
+    """Raise the interruption of a Ctrl-C or SIGTERM that came earlier and was caught on its way
+    (by a library): a search calls this between levels, so that no signal is lost."""
+    if signal.SIGTERM in _RECEIVED:
+        raise Terminated
+    if _RECEIVED:
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -70,6 +96,7 @@ def sigterm_raises():
     """Run the block with SIGTERM raising `Terminated` in the main thread instead of ending the
     process on the spot; the previous handler is restored afterwards."""
     def terminate(signum, frame):
+        _RECEIVED.append(signum)
         raise Terminated
 
     previous = signal.signal(signal.SIGTERM, terminate)

@@ -49,7 +49,9 @@ def wait_for(sign: Callable[[], bool], proc: subprocess.Popen, what: str) -> Non
     deadline = time.monotonic() + PATIENCE
     while not sign():
         assert proc.poll() is None, f"the run ended before {what}: {(proc.communicate()[1] or '')[-2000:]}"
-        assert time.monotonic() < deadline, f"no sign of {what} in {PATIENCE:.0f} s"
+        if time.monotonic() >= deadline:
+            proc.kill()  # a failed test leaves no search running behind it
+            raise AssertionError(f"no sign of {what} in {PATIENCE:.0f} s")
         time.sleep(0.05)
 
 
@@ -101,7 +103,9 @@ class Terminal:
                 out, _ = proc.communicate(timeout=0.1)
                 return out, self.lines()
             except subprocess.TimeoutExpired:
-                assert time.monotonic() < deadline, f"the run did not end in {PATIENCE:.0f} s"
+                if time.monotonic() >= deadline:
+                    proc.kill()  # a failed test leaves no search running behind it
+                    raise AssertionError(f"the run did not end in {PATIENCE:.0f} s")
 
     def lines(self) -> list[str]:
         """Every line the process wrote (call after it ended), without the terminal's control

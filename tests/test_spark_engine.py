@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -435,3 +436,28 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
                         r"trace was written", err.strip()), err
     assert work.is_dir() and not any(work.rglob("*")), sorted(map(str, work.rglob("*")))
     until(lambda: not spark_processes(tag), "the run's JVM and workers going")
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_a_ctrl_c_a_library_swallowed_ends_the_search_at_the_next_level(engine, request, monkeypatch):
+    """A Ctrl-C whose KeyboardInterrupt a library catches where it lands (numba's loader does)
+    still ends the search: the handler remembered it, and the search raises it before its next
+    level, on either engine."""
+    import checker.interrupts as interrupts
+    from checker.spark.engine import explore_spark
+
+    monkeypatch.setattr(interrupts, "_RECEIVED", [])
+    search = explore if engine == "local" else partial(explore_spark, request.getfixturevalue("sc"), partitions=2)
+    model, invariants, depths = build_model("spec", "kip320", replicas=2), select("spec", []), []
+
+    def on_level(stats, frontier):
+        depths.append(stats.depth)
+        if stats.depth == 3:
+            try:
+                interrupts.ctrl_c(signal.SIGINT, None)
+            except KeyboardInterrupt:  # the library's own `except`
+                pass
+
+    with pytest.raises(KeyboardInterrupt):
+        search(model, invariants, stop_at_first=False, on_level=on_level)
+    assert depths == [0, 1, 2, 3]

@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from ..checkpoint.identity import CheckpointError
+from ..interrupts import raise_if_swallowed
 from ..invariant import StepProperty
 from ..coverage import Coverage, empty_counts, new_counts, restored_coverage
 from ..result import CheckResult, LevelStats, found_so_far
@@ -155,6 +156,7 @@ class KernelSearch:
             while not (stopped := stop_reason(exhausted=self.exhausted, found={**self.found, **self.broken},
                                               properties=self.properties, stop_at_first=stop_at_first,
                                               depth=self.depth, max_depth=max_depth)):
+                raise_if_swallowed()
                 self.expand_level()
                 if self.exhausted:
                     continue

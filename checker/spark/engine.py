@@ -26,6 +26,7 @@ import numpy as np
 
 from ..checkpoint.identity import CheckpointError
 from ..fingerprint import fingerprint
+from ..interrupts import raise_if_swallowed
 from ..invariant import Invariant
 from .java import EngineUnavailable
 from ..kernel.guards import GUARD_SAMPLE
@@ -202,6 +203,7 @@ class SparkSearch:
         while not (stopped := stop_reason(exhausted=self.exhausted, found={**self.found, **self.broken},
                                           properties=self.properties, stop_at_first=stop_at_first,
                                           depth=self.depth, max_depth=max_depth)):
+            raise_if_swallowed()
             due = saver is not None and saver.due()
             self._absorb(coordinator.ask(("level", self.depth + 1, due)))
             if self.exhausted:
