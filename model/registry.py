@@ -27,6 +27,7 @@ from checker.invariant import Invariant, StepProperty
 from traces.text import one_line, quoted
 
 from .fetch import bounds as fetch_bounds
+from .kraft import bounds as kraft_bounds
 from .params import ModelError, Param, resolve
 from .rules import SWITCH, Rule, RuleBook
 from .spec import bounds as spec_bounds
@@ -138,6 +139,19 @@ def _build_fetch(variant: str | None, values: dict[str, Any], ghost: bool):
     return FetchModel(variant, FetchConfig(**values), ghost)
 
 
+def _kraft_variants() -> dict[str, str]:
+    from .kraft.model import VARIANTS
+
+    return dict(VARIANTS)
+
+
+def _build_kraft(variant: str | None, values: dict[str, Any], ghost: bool):
+    from .kraft.bounds import KRaftBounds
+    from .kraft.model import KRaftModel
+
+    return KRaftModel(variant, KRaftBounds(**values))
+
+
 def _properties(module: str) -> Callable[[], Sequence[Any]]:
     """A built-in model's properties: `invariants.<module>.INVARIANTS`, imported when asked for."""
     return lambda: import_module(f"invariants.{module}").INVARIANTS
@@ -151,6 +165,10 @@ BUILT_IN = {
     "fetch": ModelKind(
         "fetch", "Kafka replication at the FETCH level: acks, min.insync.replicas, crashes, flushes, unclean election",
         fetch_bounds.PARAMS, "kip320", _fetch_variants, _build_fetch, _properties("fetch"), _fetch_rules,
+    ),
+    "kraft": ModelKind(
+        "kraft", "KRaft: the controllers' own Raft replication of the metadata log (Vote, BeginQuorumEpoch, FETCH)",
+        kraft_bounds.PARAMS, "tla", _kraft_variants, _build_kraft, _properties("kraft"),
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",

@@ -461,3 +461,16 @@ def test_a_ctrl_c_a_library_swallowed_ends_the_search_at_the_next_level(engine, 
     with pytest.raises(KeyboardInterrupt):
         search(model, invariants, stop_at_first=False, on_level=on_level)
     assert depths == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("symmetry, distinct, generated", [(True, 1_759, 3_894), (False, 10_468, 23_167)])
+def test_kraft_tla_on_spark_has_tlcs_counts_and_the_local_result(sc, symmetry, distinct, generated):
+    """KRaft.tla's figures (TLC counts the initial state among the generated) on Spark, and the
+    local engine's result level by level."""
+    from checker.spark.engine import explore_spark
+
+    model = build_model("kraft", "tla", replicas=3, max_records=1, max_elections=1, max_restarts=0)
+    invariants = select("kraft", [])
+    spark = explore_spark(sc, model, invariants, partitions=3, stop_at_first=False, symmetry=symmetry)
+    assert (spark.distinct_states, spark.generated_states + 1, spark.depth) == (distinct, generated, 29)
+    same_results(spark, explore(model, invariants, stop_at_first=False, symmetry=symmetry))

@@ -1,0 +1,51 @@
+"""Invariants of the `kraft` model: the four the TLA+ specification checks."""
+
+from __future__ import annotations
+
+from checker.invariant import Invariant
+from model.kraft.state import ACKED, ILLEGAL, LEADER, NIL, KRaftState
+
+
+def leader_has_acked_values(s: KRaftState) -> bool:
+    """LeaderHasAllAckedValues: the newest leader (no voter in a later epoch) has every value
+    a client was acknowledged. A failure is an acknowledged write lost."""
+    newest = max(s.epoch)
+    for i, role in enumerate(s.role):
+        if role == LEADER and s.epoch[i] == newest:
+            held = {value for _, value in s.log[i]}
+            if any(a == ACKED and v not in held for v, a in enumerate(s.acked, 1)):
+                return False
+    return True
+
+
+def no_log_divergence(s: KRaftState) -> bool:
+    """NoLogDivergence: any two voters' logs agree up to the lower of their two HWs."""
+    n = len(s.role)
+    for a in range(n):
+        for b in range(a + 1, n):
+            low = min(s.hw[a], s.hw[b])
+            if low and s.log[a][:low] != s.log[b][:low]:
+                return False
+    return True
+
+
+def one_leader_per_epoch(s: KRaftState) -> bool:
+    """NeverTwoLeadersInSameEpoch: no two voters of one epoch know different leaders."""
+    known = {}
+    for epoch, leader in zip(s.epoch, s.leader):
+        if leader != NIL and known.setdefault(epoch, leader) != leader:
+            return False
+    return True
+
+
+def no_illegal_state(s: KRaftState) -> bool:
+    """NoIllegalState: no voter took a transition `QuorumState` refuses."""
+    return ILLEGAL not in s.role
+
+
+INVARIANTS = (
+    Invariant("leader-has-acked-values", "the newest leader holds every acknowledged value", leader_has_acked_values),
+    Invariant("no-log-divergence", "voters' logs agree below the lower of their HWs", no_log_divergence),
+    Invariant("one-leader-per-epoch", "never two leaders known in one epoch", one_leader_per_epoch),
+    Invariant("no-illegal-state", "no voter takes a transition QuorumState refuses", no_illegal_state),
+)

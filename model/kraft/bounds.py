@@ -1,0 +1,23 @@
+"""The `kraft` model's bounds: how many voters, client values, elections and restarts."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..params import Param
+
+PARAMS = (
+    Param("replicas", 3, 1, 5, "number of voters (KRaft controllers) in the quorum"),
+    Param("max-records", 1, 1, 4, "how many distinct values clients can write"),
+    Param("max-elections", 1, 0, 4, "how many elections (a voter's timeout and Vote requests) one behaviour may hold"),
+    Param("max-restarts", 0, 0, 3, "how many voter restarts one behaviour may hold"),
+)
+
+
+class KRaftBounds(NamedTuple):
+    """Bounds of one `kraft` exploration (see `PARAMS`)."""
+
+    replicas: int
+    max_records: int
+    max_elections: int
+    max_restarts: int

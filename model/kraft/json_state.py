@@ -1,0 +1,68 @@
+"""A `kraft` state as plain JSON (what trace files hold) and back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import ACKED, NIL, ROLES, WRITTEN, KRaftState
+
+_ROLE_IDS = {name: code for code, name in ROLES.items()}
+_ACKED = {NIL: None, WRITTEN: "written", ACKED: "acknowledged"}
+
+
+def _ints(value: Any, what: str):
+    """JSON arrays as tuples, whole numbers checked (none negative: states hold no other)."""
+    if isinstance(value, list):
+        return tuple(_ints(v, what) for v in value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what}: {value!r} is not a whole number")
+    return value
+
+
+def to_json(s: KRaftState) -> dict[str, Any]:
+    """The state with named roles, voters 1..n (null: none) and messages as arrays."""
+    def named(v: int) -> int | None:
+        return None if v == NIL else v
+
+    voters = [{"epoch": s.epoch[i], "role": ROLES[s.role[i]], "voted_for": named(s.voted_for[i]),
+               "leader": named(s.leader[i]), "pending_fetch": list(s.pending[i]) or None,
+               "log": [list(entry) for entry in s.log[i]], "hw": s.hw[i],
+               "votes": [k + 1 for k in range(len(s.role)) if s.votes[i] >> k & 1],
+               "end_offset": list(s.end_offset[i])} for i in range(len(s.role))]
+    return {"voters": voters, "messages": [{"message": _lists(m), "count": c} for m, c in s.messages],
+            "acked": [_ACKED[a] for a in s.acked], "elections": s.elections, "restarts": s.restarts}
+
+
+def _lists(value):
+    return [_lists(v) for v in value] if isinstance(value, tuple) else value
+
+
+def from_json(data: Any, voters: int, values: int) -> KRaftState:
+    """Rebuild a state from `to_json`'s output; ValueError when it is not one of `voters`
+    voters and `values` values."""
+    try:
+        vs = data["voters"]
+        if len(vs) != voters:
+            raise ValueError(f"the state has {len(vs)} voters, the bounds say {voters}")
+
+        def voter(value: Any) -> int:
+            if value is None:
+                return NIL
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= voters:
+                raise ValueError(f"{value!r} is not a voter")
+            return value
+
+        acked = tuple({name: code for code, name in _ACKED.items()}[a] for a in data["acked"])
+        if len(acked) != values:
+            raise ValueError(f"the state has {len(acked)} values, the bounds say {values}")
+        return KRaftState(
+            tuple(_ints(v["epoch"], "epoch") for v in vs), tuple(_ROLE_IDS[v["role"]] for v in vs),
+            tuple(voter(v["voted_for"]) for v in vs), tuple(voter(v["leader"]) for v in vs),
+            tuple(_ints(v["pending_fetch"] or [], "pending fetch") for v in vs),
+            tuple(_ints(v["log"], "log") for v in vs), tuple(_ints(v["hw"], "hw") for v in vs),
+            tuple(sum(1 << (voter(k) - 1) for k in v["votes"]) for v in vs),
+            tuple(_ints(v["end_offset"], "end offsets") for v in vs),
+            tuple(sorted((_ints(m["message"], "message"), _ints(m["count"], "count")) for m in data["messages"])),
+            acked, _ints(data["elections"], "elections"), _ints(data["restarts"], "restarts"))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed kraft state: {exc!r}") from None

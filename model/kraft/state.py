@@ -1,0 +1,59 @@
+"""A KRaft state, as the TLA+ specification's variables: per voter its epoch, role, vote,
+leader, pending FETCH, log, high watermark (HW), the votes it was granted and, as leader, each
+voter's fetched end offset; the bag of messages in flight; which client values were
+acknowledged; and the election and restart counters that bound the search.
+
+Only whole numbers and tuples (`checker.fingerprint`): voters are 1..n inside messages and
+fields that name one (0 is Nil), and index 0..n-1 in the per-voter tuples; a log entry is
+(epoch, value) with values 1..m; a message is a tuple whose first item is its type
+(`model.kraft.messages`), and the bag is a sorted tuple of (message, count) pairs. A message
+whose count fell to 0 stays in the bag: the specification's sending rules look at every message
+ever sent."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+NIL = 0
+"""No voter (a leader or vote not known), no error, no pending FETCH."""
+
+UNATTACHED, VOTED, CANDIDATE, LEADER, FOLLOWER, ILLEGAL = range(1, 7)
+ROLES = {UNATTACHED: "unattached", VOTED: "voted", CANDIDATE: "candidate", LEADER: "leader",
+         FOLLOWER: "follower", ILLEGAL: "illegal"}
+"""The roles of `QuorumState` the specification has, and its IllegalState."""
+
+WRITTEN, ACKED = 1, 2
+"""What became of a client value: appended by a leader and not yet acknowledged (the
+specification's FALSE), acknowledged (TRUE); 0 (Nil) is not yet written."""
+
+
+class KRaftState(NamedTuple):
+    """The specification's variables (module docstring)."""
+
+    epoch: tuple[int, ...]
+    role: tuple[int, ...]
+    voted_for: tuple[int, ...]
+    leader: tuple[int, ...]
+    pending: tuple[tuple, ...]
+    log: tuple[tuple[tuple[int, int], ...], ...]
+    hw: tuple[int, ...]
+    votes: tuple[int, ...]
+    end_offset: tuple[tuple[int, ...], ...]
+    messages: tuple[tuple[tuple, int], ...]
+    acked: tuple[int, ...]
+    elections: int
+    restarts: int
+
+
+def last_epoch(log: tuple) -> int:
+    """The epoch of the log's last entry, 0 for an empty log."""
+    return log[-1][0] if log else 0
+
+
+def initial_state(voters: int, values: int) -> KRaftState:
+    """Every voter unattached in epoch 1 with an empty log, no message, nothing written."""
+    n = range(voters)
+    return KRaftState(tuple(1 for _ in n), tuple(UNATTACHED for _ in n), tuple(NIL for _ in n),
+                      tuple(NIL for _ in n), tuple(() for _ in n), tuple(() for _ in n), tuple(0 for _ in n),
+                      tuple(0 for _ in n), tuple(tuple(0 for _ in n) for _ in n), (), tuple(NIL for _ in range(values)),
+                      0, 0)

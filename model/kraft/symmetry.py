@@ -1,0 +1,39 @@
+"""Symmetry of the `kraft` model: voters are interchangeable (the specification's SYMMETRY
+symmServers). A renaming moves each voter's own variables to its new name and renames every
+voter a variable or message names; the representative of an orbit is its smallest renaming
+(as tuples compare), so the search stores one state per orbit, as TLC does."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from .messages import renamed as renamed_message
+from .state import KRaftState
+
+
+def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
+    """s with voter k (index) renamed perm[k]."""
+    n = len(perm)
+    names = (0,) + tuple(p + 1 for p in perm)  # voter ids 1..n, and 0 (Nil) stays
+
+    def moved(values: tuple) -> tuple:
+        out = [None] * n
+        for k, value in enumerate(values):
+            out[perm[k]] = value
+        return tuple(out)
+
+    def mask(bits: int) -> int:
+        return sum(1 << perm[k] for k in range(n) if bits >> k & 1)
+
+    return KRaftState(moved(s.epoch), moved(s.role), moved(tuple(names[v] for v in s.voted_for)),
+                      moved(tuple(names[v] for v in s.leader)),
+                      moved(tuple(renamed_message(m, names) if m else () for m in s.pending)),
+                      moved(s.log), moved(s.hw), moved(tuple(mask(v) for v in s.votes)),
+                      moved(tuple(moved(row) for row in s.end_offset)),
+                      tuple(sorted((renamed_message(m, names), c) for m, c in s.messages)), s.acked,
+                      s.elections, s.restarts)
+
+
+def representative(s: KRaftState) -> KRaftState:
+    """The smallest of s's renamings: equal for every state of one orbit."""
+    return min(renamed(s, perm) for perm in permutations(range(len(s.role))))

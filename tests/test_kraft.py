@@ -1,0 +1,97 @@
+"""The `kraft` model's `tla` variant against TLC's figures on Vanlightly's KRaft.tla (listed in
+docs/models/kraft.md), and its states, traces and invariants."""
+
+from __future__ import annotations
+
+import json
+from itertools import permutations
+
+import pytest
+
+from checker.local import explore
+from conftest import run_cli, run_json
+from invariants import kraft as inv
+from invariants.registry import select
+from model.kraft.state import ACKED, ILLEGAL, LEADER, initial_state
+from model.kraft.symmetry import renamed, representative
+from model.registry import build_model
+from traces.replay import verify_trace
+from traces.store import load_trace
+
+TLA = ["--model", "kraft", "--variant", "tla", "--replicas", "3", "--max-records", "1"]
+
+# TLC, one worker, breadth-first, -deadlock, KRaft.cfg with MaxElections = 1, MaxRestarts = 0:
+# distinct states (per the spec's VIEW), states generated (the initial state included), and
+# TLC's depth (states on the longest shortest path, the initial one included).
+TLC = {True: (1_759, 3_894, 30), False: (10_468, 23_167, 30)}
+
+
+@pytest.mark.parametrize("symmetry", [True, False])
+def test_the_tla_variant_has_tlcs_counts(symmetry):
+    out = run_json("check", *TLA, "--max-elections", "1", "--max-restarts", "0", "--engine", "local",
+                   *([] if symmetry else ["--no-symmetry"]))
+    distinct, generated, depth = TLC[symmetry]
+    assert (out["distinct_states"], out["generated_states"] + 1, out["depth"] + 1) == (distinct, generated, depth)
+    assert {name: v["status"] for name, v in out["invariants"].items()} == dict.fromkeys(
+        ["leader-has-acked-values", "no-log-divergence", "one-leader-per-epoch", "no-illegal-state"], "holds")
+
+
+def test_a_restart_after_a_vote_breaks_the_specifications_own_invariant(tmp_path):
+    """At MaxRestarts = 1 the specification's Restart forgets that the voter follows no one in
+    the epoch it voted in, and BeginQuorumEpoch of that epoch then finds it a follower already:
+    NoIllegalState fails at TLC depth 7 (6 steps)."""
+    result = run_cli("check", *TLA, "--max-elections", "1", "--max-restarts", "1", "--engine", "local",
+                     "--invariant", "no-illegal-state", "--trace-dir", str(tmp_path))
+    assert result.exit_code == 1
+    trace, model = load_trace(tmp_path / "kraft-tla-no-illegal-state.json")
+    verify_trace(trace, model)
+    assert model.parameters() == {"replicas": 3, "max_records": 1, "max_elections": 1, "max_restarts": 1}
+    assert [step.action[0] for step in trace.steps] == ["RequestVote", "HandleRequestVoteRequest",
+                                                        "HandleRequestVoteResponse", "BecomeLeader", "Restart",
+                                                        "HandleBeginQuorumRequest"]
+    assert trace.steps[-1].state.role[trace.steps[4].action[1] - 1] == ILLEGAL
+
+
+def _reachable(model) -> list:
+    seen, frontier = set(model.initial_states()), list(model.initial_states())
+    while frontier:
+        frontier = [t for s in frontier for _, t in model.successors(s) if not (t in seen or seen.add(t))]
+    return sorted(seen)
+
+
+SMALL = build_model("kraft", "tla", replicas=3, max_records=1, max_elections=1, max_restarts=0)
+STATES = _reachable(SMALL)
+
+
+def test_every_state_survives_json_and_bytes():
+    for s in STATES[::7]:
+        assert SMALL.state_from_json(json.loads(json.dumps(SMALL.state_to_json(s)))) == s
+        assert SMALL.decode(SMALL.encode(s)) == s
+
+
+@pytest.mark.parametrize("data", [{}, {"voters": []}, {"voters": [{"epoch": -1}] * 3},
+                                  {**SMALL.state_to_json(STATES[-1]), "acked": ["lost"]}])
+def test_a_malformed_state_is_a_value_error(data):
+    with pytest.raises(ValueError):
+        SMALL.state_from_json(data)
+
+
+def test_every_renaming_of_a_state_has_its_representative():
+    for s in STATES[::11]:
+        assert {representative(renamed(s, p)) for p in permutations(range(3))} == {representative(s)}
+
+
+def test_the_search_with_symmetry_stores_one_state_per_orbit():
+    assert len({representative(s) for s in STATES}) == TLC[True][0]
+    assert explore(SMALL, select("kraft", []), stop_at_first=False, symmetry=True).distinct_states == TLC[True][0]
+
+
+def test_each_invariant_can_fail():
+    s = initial_state(3, 1)
+    two_leaders = s._replace(leader=(1, 2, 0))
+    diverged = s._replace(log=(((1, 1),), ((2, 1),), ()), hw=(1, 1, 0))
+    lost = s._replace(role=(LEADER, 1, 1), acked=(ACKED,))
+    illegal = s._replace(role=(ILLEGAL, 1, 1))
+    assert [inv.one_leader_per_epoch(two_leaders), inv.no_log_divergence(diverged),
+            inv.leader_has_acked_values(lost), inv.no_illegal_state(illegal)] == [False] * 4
+    assert all(p.holds(s) for p in inv.INVARIANTS)
