@@ -7,8 +7,9 @@ from model.kraft.state import ACKED, ILLEGAL, LEADER, NIL, KRaftState
 
 
 def leader_has_acked_values(s: KRaftState) -> bool:
-    """LeaderHasAllAckedValues: the newest leader (no voter in a later epoch) has every value
-    a client was acknowledged. A failure is an acknowledged write lost."""
+    """The newest leader (no voter in a later epoch) has every value a client was
+    acknowledged: a failure is an acknowledged write lost (the specification's
+    LeaderHasAllAckedValues)."""
     newest = max(s.epoch)
     for i, role in enumerate(s.role):
         if role == LEADER and s.epoch[i] == newest:
@@ -19,7 +20,8 @@ def leader_has_acked_values(s: KRaftState) -> bool:
 
 
 def no_log_divergence(s: KRaftState) -> bool:
-    """NoLogDivergence: any two voters' logs agree up to the lower of their two HWs."""
+    """Any two voters' logs agree up to the lower of their two HWs: what one voter counts as
+    committed is what the other has (the specification's NoLogDivergence)."""
     n = len(s.role)
     for a in range(n):
         for b in range(a + 1, n):
@@ -30,7 +32,8 @@ def no_log_divergence(s: KRaftState) -> bool:
 
 
 def one_leader_per_epoch(s: KRaftState) -> bool:
-    """NeverTwoLeadersInSameEpoch: no two voters of one epoch know different leaders."""
+    """No two voters of one epoch know different leaders (the specification's
+    NeverTwoLeadersInSameEpoch)."""
     known = {}
     for epoch, leader in zip(s.epoch, s.leader):
         if leader != NIL and known.setdefault(epoch, leader) != leader:
@@ -39,7 +42,8 @@ def one_leader_per_epoch(s: KRaftState) -> bool:
 
 
 def no_illegal_state(s: KRaftState) -> bool:
-    """NoIllegalState: no voter took a transition `QuorumState` refuses."""
+    """No voter took a transition Kafka's `QuorumState` refuses, such as following a leader
+    in the epoch it already follows or leads in (the specification's NoIllegalState)."""
     return ILLEGAL not in s.role
 
 
