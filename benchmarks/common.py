@@ -14,8 +14,17 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+import re
+
 from rich.console import Console
 from rich.table import Table
+
+from checker.output_kinds import Kind
+
+RESULTS_FILE = Kind("a benchmark results file", re.compile(rb"\s*\{"), b'"machine"')
+"""benchmarks/results/*.json, which each benchmark rewrites with its own figures added."""
+PERFORMANCE_PAGE = Kind("the performance page", re.compile(rb"# Performance\n"))
+"""docs/performance.md, whose tables `--readme` rewrites between their markers."""
 
 
 def peak_rss_bytes() -> int:

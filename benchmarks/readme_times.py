@@ -23,7 +23,7 @@ from pathlib import Path
 from checker.atomic_file import write_atomically
 
 from . import readme_examples as ex
-from .common import PERFORMANCE, emit
+from .common import PERFORMANCE, PERFORMANCE_PAGE, RESULTS_FILE, emit
 
 RESULTS = Path(__file__).resolve().parent / "results" / "readme-times.json"
 START, END = "<!-- readme-times:start -->", "<!-- readme-times:end -->"
@@ -71,7 +71,7 @@ def rewrite_table(recorded: dict) -> None:
     text = PERFORMANCE.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    write_atomically(PERFORMANCE, head + times_section(recorded) + tail)
+    write_atomically(PERFORMANCE, head + times_section(recorded) + tail, PERFORMANCE_PAGE)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     recorded = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                            f"Python {platform.python_version()}",
                 "date": date.today().isoformat(), "runs": [kept[c] for c in order if c in kept]}
-    RESULTS.write_text(json.dumps(recorded, indent=2) + "\n")
+    write_atomically(RESULTS, json.dumps(recorded, indent=2) + "\n", RESULTS_FILE)
     emit("readme_times", recorded["runs"] or [{"runs": 0}])
     if args.readme:
         rewrite_table(recorded)

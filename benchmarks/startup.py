@@ -36,7 +36,7 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .common import RESULTS, ROOT, machine
+from .common import RESULTS, RESULTS_FILE, ROOT, machine
 
 CHECK = ("check", "--engine", "local", "--no-symmetry", "--invariant", "leader-in-isr-or-none")
 """The small run: spec kip320 3/2/2/2 (the defaults), every state, one invariant."""
@@ -134,7 +134,7 @@ def main(runs):
     document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
     document["startup"] = figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(RESULTS, json.dumps(document, indent=2) + "\n")
+    write_atomically(RESULTS, json.dumps(document, indent=2) + "\n", RESULTS_FILE)
     Console(stderr=True, width=120).print(table(figures))
     print(json.dumps(figures, indent=2))
 

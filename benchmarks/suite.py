@@ -27,7 +27,7 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .common import PERFORMANCE, RESULTS, ROOT, machine, revision_tree
+from .common import PERFORMANCE, PERFORMANCE_PAGE, RESULTS, RESULTS_FILE, ROOT, machine, revision_tree
 
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 
@@ -225,7 +225,7 @@ def main(only, readme, baseline):
                                                       key=lambda kv: order.index(kv[0]) if kv[0] in order
                                                       else len(order))))
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(RESULTS, json.dumps(document, indent=2) + "\n")
+        write_atomically(RESULTS, json.dumps(document, indent=2) + "\n", RESULTS_FILE)
     Console(stderr=True, width=200).print(table(document["results"]))
     print(json.dumps(document, indent=2))
     if readme:
@@ -233,4 +233,5 @@ def main(only, readme, baseline):
         if START not in text or END not in text:
             raise click.ClickException(f"{PERFORMANCE.name} has no {START} ... {END} section")
         head, rest = text.split(START, 1)
-        write_atomically(PERFORMANCE, head + START + "\n" + markdown(document) + END + rest.split(END, 1)[1])
+        write_atomically(PERFORMANCE, head + START + "\n" + markdown(document) + END + rest.split(END, 1)[1],
+                         PERFORMANCE_PAGE)
