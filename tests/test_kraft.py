@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 from itertools import permutations
+from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -95,3 +97,17 @@ def test_each_invariant_can_fail():
     assert [inv.one_leader_per_epoch(two_leaders), inv.no_log_divergence(diverged),
             inv.leader_has_acked_values(lost), inv.no_illegal_state(illegal)] == [False] * 4
     assert all(p.holds(s) for p in inv.INVARIANTS)
+
+
+STORIES = Path(__file__).resolve().parents[1] / "examples" / "kraft-stories.toml"
+
+
+def test_the_kraft_stories_verify_and_flipping_them_fails(tmp_path):
+    from test_verify import flipped
+
+    assert run_cli("verify", str(STORIES)).exit_code == 0
+    flip = tmp_path / "flipped.toml"
+    flip.write_text(flipped(STORIES.read_text()))
+    report = tmp_path / "report.xml"
+    assert run_cli("verify", str(flip), "--junit", str(report)).exit_code == 1
+    assert len(ElementTree.parse(report).getroot().findall(".//testcase/failure")) == 3
