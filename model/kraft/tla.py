@@ -203,15 +203,24 @@ def _fetch_answer(s: KRaftState, m: tuple):
     return i, answer, new, handled
 
 
+def _answered(s: KRaftState, m: tuple, result: int):
+    """(voter index, the response's fields, the bag with `m` handled) for a FETCH response of
+    `result` to voter i's pending FETCH that no common rule handled; None for any other."""
+    got = _fetch_answer(s, m)
+    if got is None or got[3] or got[1].result != result:
+        return None
+    bag = Bag(s.messages)
+    bag.discard(m)
+    return got[0], got[1], bag
+
+
 def handle_fetched(s: KRaftState, m: tuple) -> KRaftState | None:
     """HandleSuccessFetchResponse: the follower appends the entry it was sent and takes the
     leader's HW."""
-    got = _fetch_answer(s, m)
-    if got is None or got[3] or got[1].result != msg.OK:
+    got = _answered(s, m, msg.OK)
+    if got is None:
         return None
-    i, answer = got[0], got[1]
-    bag = Bag(s.messages)
-    bag.discard(m)
+    i, answer, bag = got
     return s._replace(hw=_set(s.hw, i, answer.hwm), log=_set(s.log, i, s.log[i] + answer.entries),
                       pending=_set(s.pending, i, ()), messages=bag.frozen())
 
@@ -219,12 +228,10 @@ def handle_fetched(s: KRaftState, m: tuple) -> KRaftState | None:
 def handle_diverging(s: KRaftState, m: tuple) -> KRaftState | None:
     """HandleDivergingFetchResponse: the follower truncates its log to its last entry at or
     before the leader's answer, to fetch again from there."""
-    got = _fetch_answer(s, m)
-    if got is None or got[3] or got[1].result != msg.DIVERGING:
+    got = _answered(s, m, msg.DIVERGING)
+    if got is None:
         return None
-    i, answer = got[0], got[1]
-    bag = Bag(s.messages)
-    bag.discard(m)
+    i, answer, bag = got
     log = truncated(s.log[i], answer.diverging_end_offset, answer.diverging_epoch)
     return s._replace(log=_set(s.log, i, log), pending=_set(s.pending, i, ()), messages=bag.frozen())
 
