@@ -22,7 +22,7 @@ OUTSIDE = ("..", "/", "shared")
 FORBIDDEN = ("".join(OUTSIDE), "/".join(("shared", "models")))
 
 # Each model's page in docs/models/.
-PAGES = {"spec": "spec.md", "fetch": "fetch.md", "two-phase": "two-phase.md"}
+PAGES = {"spec": "spec.md", "fetch": "fetch.md", "kraft": "kraft.md", "two-phase": "two-phase.md"}
 
 
 def repository_files() -> list[Path]:
