@@ -9,6 +9,7 @@ from typing import Any
 from . import json_state, tla, words
 from .bounds import KRaftBounds
 from .state import KRaftState, initial_state
+from .symmetry import representative
 
 VARIANTS = {"tla": "the steps of Vanlightly's TLA+ specification KRaft.tla (its message bag), for TLC's counts"}
 """The variants, by name, with their meaning."""
@@ -37,8 +38,6 @@ class KRaftModel:
 
     def representative(self, state: KRaftState) -> KRaftState:
         """The state standing for its orbit under renaming voters (`model.kraft.symmetry`)."""
-        from .symmetry import representative
-
         return representative(state)
 
     def action_kinds(self) -> tuple[str, ...]:
