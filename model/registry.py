@@ -145,6 +145,12 @@ def _kraft_variants() -> dict[str, str]:
     return dict(VARIANTS)
 
 
+def _kraft_rules() -> RuleBook:
+    from .kraft.rules import RULE_BOOK
+
+    return RULE_BOOK
+
+
 def _build_kraft(variant: str | None, values: dict[str, Any], ghost: bool):
     from .kraft.bounds import KRaftBounds
     from .kraft.model import KRaftModel
@@ -168,7 +174,7 @@ BUILT_IN = {
     ),
     "kraft": ModelKind(
         "kraft", "KRaft: the controllers' own Raft replication of the metadata log (Vote, BeginQuorumEpoch, FETCH)",
-        kraft_bounds.PARAMS, "tla", _kraft_variants, _build_kraft, _properties("kraft"),
+        kraft_bounds.PARAMS, "tla", _kraft_variants, _build_kraft, _properties("kraft"), _kraft_rules,
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",

@@ -72,11 +72,14 @@ class RuleSet:
 @dataclass(frozen=True)
 class RuleBook:
     """A model's rules and its variants as presets (variant -> rule -> choice), in Kafka's
-    order of releases."""
+    order of releases; `fixed` names the model's other variants (name -> why), whose steps are
+    written apart from the rules (the `kraft` model's `tla`, a specification's steps one for
+    one), so that no rule switches them."""
 
     model: str
     rules: tuple[Rule, ...]
     presets: Mapping[str, Mapping[str, str]]
+    fixed: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         for preset, choices in self.presets.items():
@@ -97,9 +100,14 @@ class RuleBook:
         choices. A rule switched to the preset's own choice is no switch: `kip966+elr=on` is
         `kip966`."""
         preset, *switches = name.split(SWITCH)
+        if preset in self.fixed:
+            if switches:
+                raise ModelError(f"variant {preset} of model {self.model} has no rules to switch ({self.fixed[preset]}); "
+                                 f"rules switch {', '.join(self.presets)}")
+            return RuleSet(preset, {})
         if preset not in self.presets:
             raise ModelError(f"unknown variant {quoted(preset)} for model {self.model} "
-                             f"(choose from {', '.join(self.presets)})")
+                             f"(choose from {', '.join([*self.presets, *self.fixed])})")
         asked: dict[str, str] = {}
         for switch in switches:
             rule_name, equals, choice = switch.partition("=")

@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from checker.invariant import StepProperty
 from checker.local import explore
 from conftest import run_cli, run_json
 from invariants import kraft as inv
@@ -35,7 +36,8 @@ def test_the_tla_variant_has_tlcs_counts(symmetry):
     distinct, generated, depth = TLC[symmetry]
     assert (out["distinct_states"], out["generated_states"] + 1, out["depth"] + 1) == (distinct, generated, depth)
     assert {name: v["status"] for name, v in out["invariants"].items()} == dict.fromkeys(
-        ["leader-has-acked-values", "no-log-divergence", "one-leader-per-epoch", "no-illegal-state"], "holds")
+        ["leader-has-acked-values", "no-log-divergence", "one-leader-per-epoch", "no-illegal-state",
+         "hw-never-goes-back"], "holds")
 
 
 def test_a_restart_after_a_vote_breaks_the_specifications_own_invariant(tmp_path):
@@ -47,7 +49,8 @@ def test_a_restart_after_a_vote_breaks_the_specifications_own_invariant(tmp_path
     assert result.exit_code == 1
     trace, model = load_trace(tmp_path / "kraft-tla-no-illegal-state.json")
     verify_trace(trace, model)
-    assert model.parameters() == {"replicas": 3, "max_records": 1, "max_elections": 1, "max_restarts": 1}
+    assert model.parameters() == {"replicas": 3, "max_records": 1, "max_elections": 1, "max_restarts": 1,
+                                  "max_disk_losses": 0}
     assert [step.action[0] for step in trace.steps] == ["RequestVote", "HandleRequestVoteRequest",
                                                         "HandleRequestVoteResponse", "BecomeLeader", "Restart",
                                                         "HandleBeginQuorumRequest"]
@@ -96,7 +99,10 @@ def test_each_invariant_can_fail():
     illegal = s._replace(role=(ILLEGAL, 1, 1))
     assert [inv.one_leader_per_epoch(two_leaders), inv.no_log_divergence(diverged),
             inv.leader_has_acked_values(lost), inv.no_illegal_state(illegal)] == [False] * 4
-    assert all(p.holds(s) for p in inv.INVARIANTS)
+    assert all(p.holds(s) for p in inv.INVARIANTS if not isinstance(p, StepProperty))
+    behind = s._replace(hw=(1, 0, 0))
+    assert not inv.hw_never_goes_back(behind, ("HandleSuccessFetchResponse", 1, 2, 1), s)
+    assert inv.hw_never_goes_back(behind, ("Restart", 1), s)
 
 
 STORIES = Path(__file__).resolve().parents[1] / "examples" / "kraft-stories.toml"

@@ -5,3 +5,6 @@ is the offset a majority of voters has fetched.
 
 Variant `tla` takes exactly the steps of Jack Vanlightly's public TLA+ specification of KRaft
 (`KRaft.tla`), message bag included, so that its counts can be set against TLC's."""
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""

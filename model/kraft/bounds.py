@@ -1,4 +1,4 @@
-"""The `kraft` model's bounds: how many voters, client values, elections and restarts."""
+"""The `kraft` model's bounds: how many voters, client values, elections, restarts and lost disks."""
 
 from __future__ import annotations
 
@@ -6,11 +6,16 @@ from typing import NamedTuple
 
 from ..params import Param
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 PARAMS = (
     Param("replicas", 3, 1, 5, "number of voters (KRaft controllers) in the quorum"),
     Param("max-records", 1, 1, 4, "how many distinct values clients can write"),
     Param("max-elections", 1, 0, 4, "how many elections (a voter's timeout and Vote requests) one behaviour may hold"),
     Param("max-restarts", 0, 0, 3, "how many voter restarts one behaviour may hold"),
+    Param("max-disk-losses", 0, 0, 2, "how many voters may come back on a new, empty disk in one behaviour "
+          "(faithful variants only)"),
 )
 
 
@@ -21,3 +26,4 @@ class KRaftBounds(NamedTuple):
     max_records: int
     max_elections: int
     max_restarts: int
+    max_disk_losses: int = 0

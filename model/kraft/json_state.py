@@ -6,6 +6,9 @@ from typing import Any
 
 from .state import ACKED, NIL, ROLES, WRITTEN, KRaftState
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 _ROLE_IDS = {name: code for code, name in ROLES.items()}
 _ACKED = {NIL: None, WRITTEN: "written", ACKED: "acknowledged"}
 
@@ -29,8 +32,15 @@ def to_json(s: KRaftState) -> dict[str, Any]:
                "log": [list(entry) for entry in s.log[i]], "hw": s.hw[i],
                "votes": [k + 1 for k in range(len(s.role)) if s.votes[i] >> k & 1],
                "end_offset": list(s.end_offset[i])} for i in range(len(s.role))]
-    return {"voters": voters, "messages": [{"message": _lists(m), "count": c} for m, c in s.messages],
-            "acked": [_ACKED[a] for a in s.acked], "elections": s.elections, "restarts": s.restarts}
+    if s.flushed:  # a faithful variant's state
+        for i, v in enumerate(voters):
+            v.update(flushed=s.flushed[i], start_offset=s.start_offset[i],
+                     heard=[k + 1 for k in range(len(s.role)) if s.heard[i] >> k & 1], directory=s.directory[i])
+    out = {"voters": voters, "messages": [{"message": _lists(m), "count": c} for m, c in s.messages],
+           "acked": [_ACKED[a] for a in s.acked], "elections": s.elections, "restarts": s.restarts}
+    if s.flushed:
+        out["disk_losses"] = s.disk_losses
+    return out
 
 
 def _lists(value):
@@ -63,6 +73,17 @@ def from_json(data: Any, voters: int, values: int) -> KRaftState:
             tuple(sum(1 << (voter(k) - 1) for k in v["votes"]) for v in vs),
             tuple(_ints(v["end_offset"], "end offsets") for v in vs),
             tuple(sorted((_ints(m["message"], "message"), _ints(m["count"], "count")) for m in data["messages"])),
-            acked, _ints(data["elections"], "elections"), _ints(data["restarts"], "restarts"))
+            acked, _ints(data["elections"], "elections"), _ints(data["restarts"], "restarts"),
+            *_faithful(data, vs, voter))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"malformed kraft state: {exc!r}") from None
+
+
+def _faithful(data: dict, vs: list, voter) -> tuple:
+    """The fields only a faithful variant's state has (flushed, start offset, heard, directory,
+    disk losses), or none for the specification's (`tla`) state."""
+    if "disk_losses" not in data:
+        return ()
+    return (tuple(_ints(v["flushed"], "flushed") for v in vs), tuple(_ints(v["start_offset"], "start offset") for v in vs),
+            tuple(sum(1 << (voter(k) - 1) for k in v["heard"]) for v in vs),
+            tuple(_ints(v["directory"], "directory") for v in vs), _ints(data["disk_losses"], "disk losses"))

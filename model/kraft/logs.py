@@ -5,6 +5,9 @@ specification: offset k is a log's k-th entry, and a log of length L ends at off
 
 from __future__ import annotations
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 
 def _compare(offset1: int, epoch1: int, offset2: int, epoch2: int) -> int:
     """CompareEntries: 1, 0 or -1 as (epoch1, offset1) is after, at or before (epoch2,

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 VOTE_REQUEST, VOTE_RESPONSE, BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE = range(1, 7)
 NAMES = {VOTE_REQUEST: "Vote request", VOTE_RESPONSE: "Vote response", BEGIN_QUORUM_REQUEST: "BeginQuorumEpoch",
          BEGIN_QUORUM_RESPONSE: "BeginQuorumEpoch response", FETCH_REQUEST: "FETCH", FETCH_RESPONSE: "FETCH response"}
 
 OK, NOT_OK, DIVERGING = 1, 2, 3
 """A FETCH response's result: records (maybe none), an error, or a diverging epoch."""
-FENCED_LEADER_EPOCH, NOT_LEADER, UNKNOWN_LEADER = 1, 2, 3
-"""Errors (0 is none): the sender's epoch is behind, the receiver does not lead, or the
-receiver has not heard of the sender's epoch."""
+FENCED_LEADER_EPOCH, NOT_LEADER, UNKNOWN_LEADER, INVALID_VOTER_KEY = 1, 2, 3, 4
+"""Errors (0 is none): the sender's epoch is behind, the receiver does not lead, the receiver
+has not heard of the sender's epoch, or (KIP-853) the request was addressed to a voter whose
+directory id the receiver no longer has."""
 RESULTS = {OK: "ok", NOT_OK: "error", DIVERGING: "diverging"}
 ERRORS = {0: "none", FENCED_LEADER_EPOCH: "FENCED_LEADER_EPOCH", NOT_LEADER: "NOT_LEADER",
-          UNKNOWN_LEADER: "UNKNOWN_LEADER"}
+          UNKNOWN_LEADER: "UNKNOWN_LEADER", INVALID_VOTER_KEY: "INVALID_VOTER_KEY"}
+REQUESTS = (VOTE_REQUEST, BEGIN_QUORUM_REQUEST, FETCH_REQUEST)
 
 
 def source(m: tuple) -> int:
@@ -63,10 +68,11 @@ def begin_quorum_request(src: int, dst: int, epoch: int) -> tuple:
     return (BEGIN_QUORUM_REQUEST, src, dst, epoch)
 
 
-def begin_quorum_response(src: int, dst: int, epoch: int, error: int) -> tuple:
-    """A voter's answer to BeginQuorumEpoch (no step handles it: Kafka needs it for liveness
-    only)."""
-    return (BEGIN_QUORUM_RESPONSE, src, dst, epoch, error)
+def begin_quorum_response(src: int, dst: int, epoch: int, error: int, *leader: int) -> tuple:
+    """A voter's answer to BeginQuorumEpoch. The specification's carries no leader and no step
+    handles it (Kafka needs it for liveness only); the faithful variants' names the leader the
+    voter knows, and the leader counts it as the voter's acknowledgement of its epoch."""
+    return (BEGIN_QUORUM_RESPONSE, src, dst, epoch, error, *leader)
 
 
 def fetch_request(src: int, dst: int, epoch: int, fetch_offset: int, last_fetched_epoch: int) -> tuple:
@@ -120,7 +126,9 @@ def renamed(m: tuple, voter: tuple[int, ...]) -> tuple:
         out[4] = voter[m[4]]
     elif kind == FETCH_RESPONSE:
         out[6] = voter[m[6]]
-        out[11] = renamed(m[11], voter)
+        out[11] = renamed(m[11], voter) if m[11] else ()
+    elif kind == BEGIN_QUORUM_RESPONSE and len(m) > 5:
+        out[5] = voter[m[5]]
     return tuple(out)
 
 

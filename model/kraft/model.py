@@ -1,17 +1,23 @@
 """The `kraft` model: a quorum of voters replicating one log by KRaft's rules (see the package
-docstring); variant `tla` is the TLA+ specification's steps."""
+docstring). Variant `tla` takes the TLA+ specification's steps (`model.kraft.tla`); the faithful
+variants, Kafka's (`model.kraft.kafka`), under their rule set (`model.kraft.rules`)."""
 
 from __future__ import annotations
 
 import marshal
 from typing import Any
 
-from . import json_state, tla, words
+from ..params import ModelError
+from . import json_state, kafka, tla, words
 from .bounds import KRaftBounds
+from .rules import RULE_BOOK, TLA, VARIANTS as FAITHFUL, rules_of
 from .state import KRaftState, initial_state
 from .symmetry import representative
 
-VARIANTS = {"tla": "the steps of Vanlightly's TLA+ specification KRaft.tla (its message bag), for TLC's counts"}
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+VARIANTS = {**{name: f"Kafka {v.releases}: {v.meaning}" for name, v in FAITHFUL.items()}, "tla": TLA}
 """The variants, by name, with their meaning."""
 
 
@@ -22,18 +28,29 @@ class KRaftModel:
     name = "kraft"
 
     def __init__(self, variant: str, bounds: KRaftBounds):
-        self.variant, self.bounds = variant, bounds
+        rule_set = RULE_BOOK.resolve(variant)
+        self.variant, self.bounds, self.rules = rule_set.name, bounds, dict(rule_set.choices)
+        self.faithful = rule_set.preset != "tla"
+        if not self.faithful and bounds.max_disk_losses:
+            raise ModelError("--max-disk-losses needs a faithful variant (kip595, kip853): the TLA+ specification "
+                             "has no lost disk")
+        self._rules = rules_of(rule_set) if self.faithful else None
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by their Python names."""
         return self.bounds._asdict()
 
     def initial_states(self) -> list[KRaftState]:
-        """Every voter unattached in epoch 1, empty logs, nothing sent or written."""
+        """Every voter unattached with an empty log, nothing sent or written: in epoch 0 as
+        Kafka starts (no quorum-state file), in epoch 1 as the specification does."""
+        if self.faithful:
+            return [kafka.initial(self.bounds)]
         return [initial_state(self.bounds.replicas, self.bounds.max_records)]
 
     def successors(self, state: KRaftState):
-        """Every enabled step (the specification's Next)."""
+        """Every enabled step: Kafka's, or the specification's Next."""
+        if self.faithful:
+            return kafka.successors(state, self.bounds, self._rules)
         return tla.successors(state, self.bounds)
 
     def representative(self, state: KRaftState) -> KRaftState:
@@ -41,8 +58,8 @@ class KRaftModel:
         return representative(state)
 
     def action_kinds(self) -> tuple[str, ...]:
-        """The specification's action names."""
-        return tla.ACTION_KINDS
+        """The names of the variant's steps."""
+        return kafka.ACTION_KINDS if self.faithful else tla.ACTION_KINDS
 
     def encode(self, state: KRaftState) -> bytes:
         """The state's tuples of whole numbers as bytes (`marshal`: same Python, same bytes)."""

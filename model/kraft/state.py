@@ -1,7 +1,11 @@
 """A KRaft state, as the TLA+ specification's variables: per voter its epoch, role, vote,
 leader, pending FETCH, log, high watermark (HW), the votes it was granted and, as leader, each
 voter's fetched end offset; the bag of messages in flight; which client values were
-acknowledged; and the election and restart counters that bound the search.
+acknowledged; and the election and restart counters that bound the search. The faithful
+variants (`model.kraft.kafka`) add what Kafka keeps and the specification does not: how much
+of each log is flushed, a leader's epoch start offset, whom a candidate or leader has heard
+from, each voter's directory id (a new one after a lost disk) and how many disks were lost;
+under variant `tla` those per-voter fields are empty tuples and the counter 0.
 
 Only whole numbers and tuples (`checker.fingerprint`): voters are 1..n inside messages and
 fields that name one (0 is Nil), and index 0..n-1 in the per-voter tuples; a log entry is
@@ -14,13 +18,22 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 NIL = 0
 """No voter (a leader or vote not known), no error, no pending FETCH."""
 
-UNATTACHED, VOTED, CANDIDATE, LEADER, FOLLOWER, ILLEGAL = range(1, 7)
+UNATTACHED, VOTED, CANDIDATE, LEADER, FOLLOWER, ILLEGAL, RESIGNED = range(1, 8)
 ROLES = {UNATTACHED: "unattached", VOTED: "voted", CANDIDATE: "candidate", LEADER: "leader",
-         FOLLOWER: "follower", ILLEGAL: "illegal"}
-"""The roles of `QuorumState` the specification has, and its IllegalState."""
+         FOLLOWER: "follower", ILLEGAL: "illegal", RESIGNED: "resigned"}
+"""The roles of `QuorumState` (the specification has all but Resigned), and its IllegalState:
+a transition `QuorumState` refuses with an IllegalStateException, or a check of
+`KafkaRaftClient` that throws (the invariant `no-illegal-state` catches it)."""
+
+CONTROL = 0
+"""The value of a LeaderChange control record, which a faithful leader appends first in its
+epoch (client values are 1..m)."""
 
 WRITTEN, ACKED = 1, 2
 """What became of a client value: appended by a leader and not yet acknowledged (the
@@ -43,6 +56,11 @@ class KRaftState(NamedTuple):
     acked: tuple[int, ...]
     elections: int
     restarts: int
+    flushed: tuple[int, ...] = ()
+    start_offset: tuple[int, ...] = ()
+    heard: tuple[int, ...] = ()
+    directory: tuple[int, ...] = ()
+    disk_losses: int = 0
 
 
 def last_epoch(log: tuple) -> int:
@@ -57,3 +75,9 @@ def initial_state(voters: int, values: int) -> KRaftState:
                       tuple(NIL for _ in n), tuple(() for _ in n), tuple(() for _ in n), tuple(0 for _ in n),
                       tuple(0 for _ in n), tuple(tuple(0 for _ in n) for _ in n), (), tuple(NIL for _ in range(values)),
                       0, 0)
+
+
+def with_voter(s: KRaftState, i: int, **fields) -> KRaftState:
+    """`s` with voter i's (index) own value of each named field replaced."""
+    return s._replace(**{name: getattr(s, name)[:i] + (value,) + getattr(s, name)[i + 1:]
+                         for name, value in fields.items()})

@@ -10,6 +10,9 @@ from itertools import permutations
 from .messages import renamed as renamed_message
 from .state import KRaftState
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 
 def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
     """s with voter k (index) renamed perm[k]."""
@@ -17,6 +20,8 @@ def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
     names = (0,) + tuple(p + 1 for p in perm)  # voter ids 1..n, and 0 (Nil) stays
 
     def moved(values: tuple) -> tuple:
+        if not values:  # a field the variant does not keep
+            return values
         out = [None] * n
         for k, value in enumerate(values):
             out[perm[k]] = value
@@ -31,7 +36,8 @@ def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
                       moved(s.log), moved(s.hw), moved(tuple(mask(v) for v in s.votes)),
                       moved(tuple(moved(row) for row in s.end_offset)),
                       tuple(sorted((renamed_message(m, names), c) for m, c in s.messages)), s.acked,
-                      s.elections, s.restarts)
+                      s.elections, s.restarts, moved(s.flushed), moved(s.start_offset),
+                      moved(tuple(mask(v) for v in s.heard)), moved(s.directory), s.disk_losses)
 
 
 def representative(s: KRaftState) -> KRaftState:

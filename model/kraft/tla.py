@@ -18,6 +18,9 @@ from .messages import Bag
 from .state import ACKED, CANDIDATE, FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN, KRaftState, last_epoch
 from .transitions import Standing, common_response, maybe_transition, standing, to_voted
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 
 def _set(values: tuple, i: int, value) -> tuple:
     return values[:i] + (value,) + values[i + 1:]

@@ -11,6 +11,9 @@ from typing import NamedTuple
 
 from .state import FOLLOWER, ILLEGAL, LEADER, NIL, UNATTACHED, VOTED, KRaftState
 
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
 
 class Standing(NamedTuple):
     """A voter's role, epoch and leader (0: none known)."""

@@ -7,7 +7,10 @@ from __future__ import annotations
 from checker.model import Lane
 
 from . import messages as msg
-from .state import LEADER, NIL, ROLES, KRaftState
+from .state import CONTROL, LEADER, NIL, RESIGNED, ROLES, KRaftState
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
 
 
 def voter(v: int) -> str:
@@ -15,9 +18,15 @@ def voter(v: int) -> str:
     return f"n{v}" if v != NIL else "nobody"
 
 
+def entry(epoch: int, value: int) -> str:
+    """A log entry: `v1@e2` for client value 1 written in epoch 2, `LC@e2` for epoch 2's
+    LeaderChange record."""
+    return f"{'LC' if value == CONTROL else f'v{value}'}@e{epoch}"
+
+
 def entries(log: tuple) -> str:
-    """A log as its entries, `v1@e2` for value 1 written in epoch 2."""
-    return " ".join(f"v{value}@e{epoch}" for epoch, value in log) or "empty"
+    """A log as its entries (`entry`)."""
+    return " ".join(entry(epoch, value) for epoch, value in log) or "empty"
 
 
 def message(m: tuple) -> str:
@@ -43,13 +52,85 @@ def message(m: tuple) -> str:
 
 
 def sent(before: KRaftState, after: KRaftState) -> list[tuple]:
-    """The messages a step sent (their count went up)."""
+    """The messages a step sent (their count went up), not counting a faithful variant's
+    request that only stopped being expected (`model.kraft.channels.reset`)."""
     had = dict(before.messages)
-    return [m for m, c in after.messages if c > had.get(m, 0)]
+    stale = {m[:-1] for m in had if m[0] in msg.REQUESTS}
+    return [m for m, c in after.messages if c > had.get(m, 0) and not (m[0] in msg.REQUESTS and m[:-1] in stale)]
+
+
+def _change(before: KRaftState, after: KRaftState, i: int) -> str:
+    """"; now <role> in epoch e, leader n" when the step moved voter i, else ""."""
+    if (before.role[i], before.epoch[i], before.leader[i]) == (after.role[i], after.epoch[i], after.leader[i]):
+        return ""
+    return f"; now {ROLES[after.role[i]]} in epoch {after.epoch[i]}" + \
+        (f", leader {voter(after.leader[i])}" if after.leader[i] != NIL and after.role[i] != RESIGNED else "")
+
+
+def _sent_line(before: KRaftState, after: KRaftState) -> str:
+    """What a step sent, in a few words, or "nothing" ."""
+    return "; ".join(message(m) for m in sent(before, after)) or "nothing"
+
+
+def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
+    """A faithful variant's step as what a voter did (`model.kraft.kafka`)."""
+    kind, who = action[0], action[1]
+    i = who - 1
+    me = voter(who)
+    if kind == "Restart":
+        lost = len(before.log[i]) - len(after.log[i])
+        return (f"{me} crashes and restarts from its quorum-state file as {ROLES[after.role[i]]} in epoch "
+                f"{after.epoch[i]}" + (f", losing {lost} unflushed record(s)" if lost else "") + ", HW forgotten")
+    if kind == "LoseDisk":
+        return f"{me} comes back on a new, empty disk (directory {after.directory[i]}): unattached in epoch 0, no log"
+    if kind == "Timeout":
+        tail = " and leads it at once (it is the only voter)" if after.role[i] == LEADER else ""
+        return f"{me} times out and stands for election in epoch {after.epoch[i]}, voting for itself" + tail
+    if kind == "SendVoteRequests":
+        return f"{me} asks for votes: {_sent_line(before, after)}"
+    if kind == "SendBeginQuorumEpoch":
+        return f"{me} sends {_sent_line(before, after)}"
+    if kind == "AppendLeaderChange":
+        return f"{me} appends its LeaderChange record at offset {after.start_offset[i]} in epoch {after.epoch[i]}" + \
+            (f"; HW {after.hw[i]}" if after.hw[i] != before.hw[i] else "")
+    if kind == "ClientAppend":
+        return f"{me} appends client value v{action[2]} at offset {len(after.log[i]) - 1} in epoch {after.epoch[i]}" + \
+            (f"; HW {after.hw[i]}, acknowledged" if after.hw[i] != before.hw[i] else "")
+    if kind == "Flush":
+        return f"{me} flushes its log to offset {after.flushed[i]}"
+    if kind == "SendFetch":
+        return f"{me} sends {_sent_line(before, after)}"
+    change = _change(before, after, i)
+    if kind == "HandleVoteRequest":
+        answer = sent(before, after)
+        said = message(answer[0]) if answer else "a request its sender no longer waits for: no answer"
+        return f"{me} handles {voter(action[2])}'s Vote request for epoch {action[3]}: {said}" + change
+    if kind == "HandleVoteResponse":
+        got = bin(after.votes[i]).count("1") > bin(before.votes[i]).count("1")
+        return f"{me} receives {voter(action[2])}'s vote answer" + (" (a vote)" if got else "") + change
+    if kind == "HandleBeginQuorumEpoch":
+        return f"{me} receives BeginQuorumEpoch from {voter(action[2])} for epoch {action[3]}" + change
+    if kind == "HandleBeginQuorumEpochResponse":
+        return f"{me} receives {voter(action[2])}'s BeginQuorumEpoch answer" + change
+    if kind == "HandleFetchRequest":
+        answer = sent(before, after)
+        hw = f"; its HW goes to {after.hw[i]}" if after.hw[i] != before.hw[i] else ""
+        return f"{me} answers {voter(action[2])}'s FETCH: " + \
+            (message(answer[0]) if answer else "to no one (its sender no longer waits)") + hw
+    if after.role[i] != before.role[i] and ROLES[after.role[i]] == "illegal":
+        return f"{me} handles {voter(action[2])}'s FETCH answer and throws (Kafka refuses it)"
+    if len(after.log[i]) < len(before.log[i]):
+        return f"{me} truncates its log to offset {len(after.log[i])}" + change
+    added = after.log[i][len(before.log[i]):]
+    if added or after.hw[i] != before.hw[i]:
+        return f"{me} appends and flushes {entries(added) if added else 'nothing'}, HW {after.hw[i]}" + change
+    return f"{me} handles {voter(action[2])}'s FETCH answer" + change
 
 
 def describe_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
     """The step as what a voter did."""
+    if before.flushed:
+        return describe_kafka_step(action, before, after)
     kind, who = action[0], action[1]
     i = who - 1
     me = voter(who)
@@ -94,6 +175,8 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
     for i in range(len(s.role)):
         lines = [f"e{s.epoch[i]} {ROLES[s.role[i]]}", f"voted {voter(s.voted_for[i])}, leader {voter(s.leader[i])}",
                  f"log {entries(s.log[i])}", f"HW {s.hw[i]}"]
+        if s.flushed:
+            lines.append(f"flushed to {s.flushed[i]}" + (f", directory {s.directory[i]}" if s.directory[i] else ""))
         if s.role[i] == LEADER:
             lines.append("fetched " + ", ".join(f"{voter(k + 1)}:{o}" for k, o in enumerate(s.end_offset[i]) if k != i))
         out[voter(i + 1)] = lines
@@ -104,7 +187,7 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
 def lanes(s: KRaftState) -> dict:
     """One lane per voter: its log's entries, HW and end, whether it leads, and its epoch, role
     and vote as the caption."""
-    return {voter(i + 1): Lane(tuple(f"v{value}@e{epoch}" for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
+    return {voter(i + 1): Lane(tuple(entry(epoch, value) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
                                s.role[i] == LEADER,
                                f"e{s.epoch[i]} {ROLES[s.role[i]]}, voted {voter(s.voted_for[i])}")
             for i in range(len(s.role))}

@@ -1,8 +1,9 @@
-"""The rule table's citations (`model.fetch.rule_table`), read and checked against Kafka's code.
+"""The rule tables' citations (`model.fetch.rule_table`, `model.kraft.rule_table`), read and
+checked against Kafka's code.
 
 A row's sources cite methods as `Class.method` @ TAG[, TAG...]: in each `;`-separated part, the
 methods named before its first `@` at every tag named after it ("trunk" is Kafka's trunk of
-October 2024, commit 1eb7644). `python -m model.fetch.citations KAFKA_GIT` checks every cited
+October 2024, commit 1eb7644). `python -m model.citations KAFKA_GIT` checks every cited
 method against a clone (or bare mirror) of github.com/apache/kafka: the class's source file at
 that tag must define or call the method. A test runs it where $REPLCHECK_KAFKA_GIT names such a
 clone; the check needs no network.
@@ -14,8 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-
-from .rule_table import ROWS
+from typing import Sequence
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -49,20 +49,28 @@ def citations(sources: str) -> list[tuple[str, str, str]]:
     return cited
 
 
-def every_citation() -> list[tuple[str, str, str, str]]:
+def tables() -> dict[str, Sequence]:
+    """Every model's rule table (rows with a `key` and their `sources`), by model."""
+    from .fetch.rule_table import ROWS as FETCH
+    from .kraft.rule_table import ROWS as KRAFT
+
+    return {"fetch": FETCH, "kraft": KRAFT}
+
+
+def every_citation(rows: Sequence) -> list[tuple[str, str, str, str]]:
     """(row, class, method, tag) for every citation of every row."""
-    return [(row.key, *cited) for row in ROWS for cited in citations(row.sources)]
+    return [(row.key, *cited) for row in rows for cited in citations(row.sources)]
 
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False).stdout
 
 
-def missing(repo: Path) -> list[str]:
-    """The citations whose method the class's file at that tag of the Kafka clone `repo` does not
-    name, each as 'row: Class.method @ tag (why)'."""
+def missing(repo: Path, rows: Sequence) -> list[str]:
+    """The citations of `rows` whose method the class's file at that tag of the Kafka clone
+    `repo` does not name, each as 'row: Class.method @ tag (why)'."""
     problems, files = [], {}
-    for row, cls, method, tag in every_citation():
+    for row, cls, method, tag in every_citation(rows):
         ref = TRUNK if tag == "trunk" else tag
         if ref not in files:
             files[ref] = _git(repo, "ls-tree", "-r", "--name-only", ref).split()
@@ -80,8 +88,11 @@ def missing(repo: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    found = missing(Path(sys.argv[1]))
-    total = len(every_citation())
-    sys.stdout.write("".join(f"{line}\n" for line in found))
-    sys.stdout.write(f"{total - len(found)} of {total} citations name a method at a tag that has it\n")
-    sys.exit(1 if found else 0)
+    failed = False
+    for model, rows in tables().items():
+        found = missing(Path(sys.argv[1]), rows)
+        total = len(every_citation(rows))
+        sys.stdout.write("".join(f"{model}: {line}\n" for line in found))
+        sys.stdout.write(f"{model}: {total - len(found)} of {total} citations name a method at a tag that has it\n")
+        failed = failed or bool(found)
+    sys.exit(1 if failed else 0)

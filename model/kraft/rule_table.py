@@ -1,0 +1,204 @@
+"""The faithful `kraft` variants' contract with Kafka, as data: one row per rule of KRaft's
+replication (how a voter stands, grants a vote, leads, replicates, counts its HW, restarts),
+saying what the model does, which Kafka code does it (a class and method at a release tag), and,
+variant by variant, whether the two agree:
+
+- "as Kafka": the model does what the variant's releases do;
+- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
+  (a trace through it is still one those releases can take);
+- "missing": the releases have behaviour the model lacks; no step rests on it, but a "holds"
+  may be one that those releases do not have.
+
+Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
+docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
+and a test keeps them equal. The tags read are 3.8.0 (`kip595`) and 3.9.0-rc3 (`kafka39`,
+`kip853`; the last release candidate, which 3.9.0 was cut from).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rules import VARIANTS
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+AS_KAFKA, ABSTRACTION, MISSING = "as Kafka", "abstraction", "missing"
+KINDS = (AS_KAFKA, ABSTRACTION, MISSING)
+FAITHFUL = tuple(VARIANTS)
+"""The variants a row judges, oldest first."""
+
+RAFT = "raft/src/main/java/org/apache/kafka/raft"
+"""Where the classes below live in Kafka's repository (`KafkaMetadataLog` is in core)."""
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's status for some variants, with the note that says how the model and Kafka
+    differ, or why they may."""
+
+    kind: str
+    variants: tuple[str, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One rule of KRaft: its key, title, the `--rule` switch that chooses it (None when fixed),
+    what the model does, Kafka's code for it, its status per variant, and the action kinds every
+    step of which enacts it."""
+
+    key: str
+    title: str
+    rule: str | None
+    does: str
+    sources: str
+    statuses: tuple[Status, ...]
+    steps: tuple[str, ...] = ()
+
+    def status(self, variant: str) -> Status:
+        """The row's status under a faithful variant (its preset's name)."""
+        return next(status for status in self.statuses if variant in status.variants)
+
+
+def _row(key, title, rule, does, sources, *statuses, steps=()):
+    """A row from statuses written (kind, variants separated by spaces or "all", note); they
+    must cover every faithful variant once."""
+    made = tuple(Status(kind, FAITHFUL if spec == "all" else tuple(spec.split()), note) for kind, spec, note in statuses)
+    covered = sorted(v for status in made for v in status.variants)
+    assert covered == sorted(FAITHFUL), (key, covered)
+    assert all(status.kind in KINDS for status in made), key
+    return Row(key, title, rule, does, sources, made, tuple(steps))
+
+
+ROWS = (
+    _row("stand", "standing for election", None,
+         "a voter that does not lead (unattached, voted, follower, candidate, resigned) times out and becomes a "
+         "candidate in the next epoch, voting for itself, written to its quorum-state file; an observer never stands",
+         "`KafkaRaftClient.pollUnattached`, `KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, "
+         "`KafkaRaftClient.pollResigned`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3; "
+         "`KafkaRaftClient.pollVoted` @ 3.8.0",
+         (ABSTRACTION, "all", "no clocks: any of them may time out at any moment, which covers every setting of "
+          "the election and fetch timeouts; a candidate's backoff and its next candidacy are one step"),
+         steps=("Timeout",)),
+    _row("ask-votes", "asking for votes", None,
+         "a candidate's poll sends a Vote request, with its last epoch and LEO, to every voter it has no answer from "
+         "and no request in flight to",
+         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", ""),
+         steps=("SendVoteRequests",)),
+    _row("grant-vote", "granting a vote", None,
+         "a request of an older epoch is answered FENCED_LEADER_EPOCH; a newer epoch makes the voter unattached in "
+         "it first, even if it then refuses; an unattached voter grants if the candidate's (last epoch, LEO) is at "
+         "least its own, a voted one only to the candidate it voted for, without looking at logs again, any other "
+         "role never; a grant is written to the quorum-state file before the answer",
+         "`KafkaRaftClient.handleVoteRequest`, `QuorumState.canGrantVote`, `UnattachedState.canGrantVote`, "
+         "`VotedState.canGrantVote` (3.8), `QuorumState.transitionToVoted` @ 3.8.0; "
+         "`QuorumState.transitionToUnattachedVotedState` @ 3.9.0-rc3",
+         (AS_KAFKA, "all", "3.9 keeps a vote as an unattached state with a voted key, which the model names voted"),
+         steps=("HandleVoteRequest",)),
+    _row("win", "winning an election", None,
+         "a candidate counts each answer; granted a majority of the voters, it leads at once, its epoch starting at "
+         "its LEO, with no HW yet",
+         "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeTransitionToLeader`, "
+         "`KafkaRaftClient.onBecomeLeader`, `QuorumState.transitionToLeader` @ 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", ""),
+         steps=("HandleVoteResponse",)),
+    _row("leader-change-record", "the epoch's first record", None,
+         "a new leader appends a LeaderChange control record at its epoch's start offset before any client value",
+         "`LeaderState.appendLeaderChangeMessage`, `KafkaRaftClient.pollLeader` @ 3.8.0; "
+         "`LeaderState.appendStartOfEpochControlRecords` @ 3.9.0-rc3",
+         (AS_KAFKA, "kip595 kafka39", ""),
+         (ABSTRACTION, "kip853", "3.9 on kraft.version 1 may append KRaftVersion and Voters records with it; the "
+          "model's voter set never changes, so they would carry nothing new"),
+         steps=("AppendLeaderChange",)),
+    _row("begin-quorum", "announcing the leader", "begin-quorum",
+         "`until-acknowledged`: BeginQuorumEpoch to each voter that has not acknowledged the epoch by an answer or a "
+         "FETCH; `periodic`: to every voter, again and again; a voter of an older or equal epoch follows the leader "
+         "(`maybeTransition`), one of a newer epoch answers FENCED_LEADER_EPOCH",
+         "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `KafkaRaftClient.handleBeginQuorumEpochResponse` @ "
+         "3.8.0, 3.9.0-rc3; `KafkaRaftClient.maybeSendRequests` to `LeaderState.nonAcknowledgingVoters` @ 3.8.0; "
+         "`KafkaRaftClient.maybeSendBeginQuorumEpochRequests` @ 3.9.0-rc3",
+         (ABSTRACTION, "all", "the 3.9 timer is a step that may come at any moment"),
+         steps=("SendBeginQuorumEpoch", "HandleBeginQuorumEpoch", "HandleBeginQuorumEpochResponse")),
+    _row("fetch", "answering a FETCH", None,
+         "an older epoch is answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a non-leader "
+         "NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging epoch (the "
+         "epoch cache's end of the follower's last epoch); else every record from the fetch offset on, and the "
+         "leader's HW",
+         "`KafkaRaftClient.handleFetchRequest`, `KafkaRaftClient.tryCompleteFetchRequest`, "
+         "`KafkaRaftClient.validateLeaderOnlyRequest`, "
+         "`ReplicatedLog.validateOffsetAndEpoch`, `KafkaMetadataLog.endOffsetForEpoch`, "
+         "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3",
+         (ABSTRACTION, "all", "a FETCH that finds nothing new is answered at once rather than parked until "
+          "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
+          "snapshots"),
+         steps=("SendFetch", "HandleFetchRequest")),
+    _row("high-watermark", "the leader's HW", None,
+         "the voters' end offsets (each follower's last fetch offset, the leader's own LEO as it last counted it), "
+         "sorted from the highest: the one at index n/2 becomes the HW if it passes the epoch's start offset and the "
+         "HW; a client value is acknowledged when the HW passes it; an observer's fetches count for nothing",
+         "`LeaderState.maybeUpdateHighWatermark`, `LeaderState.updateReplicaState`, `LeaderState.updateLocalState`, "
+         "`KafkaRaftClient.onUpdateLeaderHighWatermark` @ 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", ""),
+         steps=("HandleFetchRequest",)),
+    _row("leader-flush", "the leader's append and flush", None,
+         "the leader appends (a client value, its LeaderChange record), counts its new LEO, and only then flushes; "
+         "between the two it answers FETCHes and may crash, nothing else",
+         "`KafkaRaftClient.appendBatch`, `KafkaRaftClient.flushLeaderLog` (\"We update the end offset before flushing so that "
+         "parked fetches can return sooner\") @ 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "one client value per append; Kafka drains a batch"),
+         steps=("ClientAppend", "AppendLeaderChange", "Flush")),
+    _row("follower-append", "a follower's append", None,
+         "a follower told it diverges truncates where its own epoch cache says (below its HW Kafka throws); sent "
+         "records, it appends and flushes them, and takes the leader's HW up to its own LEO (a lower HW than it has "
+         "throws)",
+         "`KafkaRaftClient.handleFetchResponse`, `KafkaRaftClient.appendAsFollower`, "
+         "`KafkaRaftClient.updateFollowerHighWatermark`, "
+         "`FollowerState.updateHighWatermark`, `ReplicatedLog.truncateToEndOffset` @ 3.8.0, 3.9.0-rc3",
+         (ABSTRACTION, "all", "append and flush are one step: a crash between them loses only records the follower "
+          "had not acknowledged"),
+         steps=("HandleFetchResponse",)),
+    _row("responses", "hearing an epoch in an answer", None,
+         "an answer of an older epoch or UNKNOWN_LEADER_EPOCH is ignored; a newer epoch, FENCED_LEADER_EPOCH or "
+         "NOT_LEADER_OR_FOLLOWER moves the voter (follower of the leader named, else unattached); a leader named "
+         "in its own epoch makes it a follower; two leaders of one epoch throw",
+         "`KafkaRaftClient.maybeHandleCommonResponse`, `KafkaRaftClient.maybeTransition`, "
+         "`KafkaRaftClient.hasConsistentLeader`, "
+         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("connections", "requests and answers", None,
+         "one request in flight per pair of voters; every change of role or epoch, and a restart, resets a voter's "
+         "connections, so the answers to its earlier requests are dropped; a request in flight still arrives",
+         "`KafkaRaftClient.resetConnections` (on every transition), `RequestManager.isResponseExpected` @ 3.8.0, "
+         "3.9.0-rc3",
+         (ABSTRACTION, "all", "nothing is lost in flight and requests do not time out: a request not answered yet "
+          "is one not handled yet")),
+    _row("restart", "restarting", None,
+         "a crash loses the unflushed tail of the log, the HW and what the role kept in memory; the voter comes "
+         "back from its quorum-state file: a leader resigned in its epoch, a candidate a candidate again, a voter "
+         "voted, a follower following, unattached in the log's last epoch if the file's is older",
+         "`QuorumState.initialize`, `FileQuorumStateStore.writeElectionState` (fsync, atomic rename) @ 3.8.0, "
+         "3.9.0-rc3",
+         (AS_KAFKA, "all", "a resigned voter does not send EndQuorumEpoch (it only speeds up the next election)"),
+         steps=("Restart",)),
+    _row("lost-disk", "a voter on a new disk", "voter-key",
+         "`id`: the voter comes back unattached in epoch 0 with an empty log and is the same voter, so it may vote "
+         "again in an epoch where it voted; `directory`: it comes back with a new directory id, an observer: it "
+         "never stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count",
+         "`QuorumState.initialize` (no file: epoch 0), `QuorumState.isVoter` by id @ 3.8.0; "
+         "`KafkaRaftClient.isValidVoterKey`, `KafkaRaftClient.handleVoteRequest`, "
+         "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
+         (AS_KAFKA, "all", ""),
+         steps=("LoseDisk",)),
+    _row("not-modelled", "what the model leaves out", None,
+         "check-quorum (a leader that hears from no majority resigns), EndQuorumEpoch, snapshots, AddVoter and "
+         "RemoveVoter, observers other than a voter on a new disk",
+         "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
+         "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `AddVoterHandler.handleAddVoterRequest`, "
+         "`RemoveVoterHandler.handleRemoveVoterRequest` @ 3.9.0-rc3",
+         (MISSING, "all", "a leader that steps down by itself, and voter changes, are behaviours these releases "
+          "have and the model does not take")),
+)
+"""The rows, in the order the docs show them."""

@@ -1,0 +1,75 @@
+"""The `kraft` model's rules and its faithful variants (Kafka releases) as presets of them.
+
+Each rule is a row of the rule table in docs/models/kraft.md (`model.kraft.rule_table`), where
+every choice is cited to the Kafka code that has it; `--rule` switches any of them
+(`model.rules`). Variant `tla` is no preset: its steps are the TLA+ specification's, written
+apart (`model.kraft.tla`), and no rule switches them.
+
+    rule           kip595               kafka39    kip853
+    begin-quorum   until-acknowledged   periodic   periodic
+    voter-key      id                   id         directory
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..rules import Rule, RuleBook, RuleSet
+
+KERNEL_SOURCE = False
+"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+VOTER_KEY = Rule("voter-key", "what makes a controller the voter the quorum counts on", {
+    "id": "its node id alone: a voter that lost its disk comes back as the same voter, with an empty log and no memory "
+          "of its votes (static voters, KIP-595)",
+    "directory": "its node id and the id of its log directory: a voter that lost its disk comes back with a new "
+                 "directory id, so it is an observer, and Vote and BeginQuorumEpoch requests for the old one are refused "
+                 "(KIP-853)"})
+
+BEGIN_QUORUM = Rule("begin-quorum", "to which voters a leader sends BeginQuorumEpoch", {
+    "until-acknowledged": "to each voter that has not acknowledged its epoch yet, by a BeginQuorumEpoch answer or a "
+                          "FETCH (3.3 to 3.8)",
+    "periodic": "to every voter, again and again (every fetch.timeout.ms / 2), acknowledged or not (3.9)"})
+
+RULES = (BEGIN_QUORUM, VOTER_KEY)
+
+
+class KRaftVariant(NamedTuple):
+    """A faithful variant: the Kafka releases it stands for, what it is, and its choice for
+    every rule."""
+
+    releases: str
+    meaning: str
+    choices: dict[str, str]
+
+
+VARIANTS = {
+    "kip595": KRaftVariant("3.3 to 3.8", "static voters (controller.quorum.voters): a voter is its node id",
+                           {"begin-quorum": "until-acknowledged", "voter-key": "id"}),
+    "kafka39": KRaftVariant("3.9 on kraft.version 0", "kip595 with BeginQuorumEpoch sent periodically; still static "
+                            "voters", {"begin-quorum": "periodic", "voter-key": "id"}),
+    "kip853": KRaftVariant("3.9 on kraft.version 1", "kafka39 with dynamic voters' identities: a voter is its node id "
+                           "and directory id (KIP-853)", {"begin-quorum": "periodic", "voter-key": "directory"}),
+}
+
+TLA = "the steps of Vanlightly's TLA+ specification KRaft.tla (its message bag), for TLC's counts"
+"""What variant `tla` is."""
+
+RULE_BOOK = RuleBook("kraft", RULES, {name: v.choices for name, v in VARIANTS.items()},
+                     {"tla": "its steps are the TLA+ specification's, one for one"})
+
+
+class Rules(NamedTuple):
+    """A rule set's choices as the steps read them."""
+
+    periodic_begin_quorum: bool
+    """A leader sends BeginQuorumEpoch to every voter, again and again (3.9), not only to those
+    that have not acknowledged its epoch."""
+    directory_ids: bool
+    """Voters are known by node id and directory id (KIP-853), not node id alone."""
+
+
+def rules_of(rule_set: RuleSet) -> Rules:
+    """The choices of a faithful rule set, as the steps read them."""
+    return Rules(periodic_begin_quorum=rule_set.choices["begin-quorum"] == "periodic",
+                 directory_ids=rule_set.choices["voter-key"] == "directory")
