@@ -177,9 +177,14 @@ def test_a_single_controller_acknowledges_a_record_before_flushing_it(tmp_path):
     assert result.exit_code == 1
     from traces.store import load_trace
 
-    trace, _ = load_trace(tmp_path / "kraft-kip595-leader-has-acked-values.json")
+    from traces.explain import explain
+
+    trace, model = load_trace(tmp_path / "kraft-kip595-leader-has-acked-values.json")
     assert [step.action[0] for step in trace.steps] == ["Timeout", "AppendLeaderChange", "Flush", "ClientAppend",
                                                         "Restart", "Timeout"]
+    told = explain(trace, model)
+    assert told[1] == "Cause: an unflushed log tail lost in a crash (unflushed-tail-lost-in-crash)."
+    assert any("flushLeaderLog" in line and "its own log end is the majority" in line for line in told)
     three = run_json("check", "--model", "kraft", "--variant", "kip595", "--replicas", "3", "--max-records", "1",
                      "--max-elections", "1", "--max-restarts", "1", "--engine", "local",
                      "--invariant", "leader-has-acked-values")

@@ -30,6 +30,7 @@ class Cause(str, Enum):
     RETRY_BEHIND_LATER_RECORD = "retry-behind-later-record"
     RETRY_AFTER_LOST_ANSWER = "retry-after-lost-answer"
     ISR_JOIN_ON_STALE_POSITION = "isr-join-on-stale-position"
+    VOTE_AFTER_LOST_DISK = "vote-after-lost-disk"
     LEADERLESS = "leaderless"
 
 

@@ -52,6 +52,9 @@ Cause kinds, and the culprit steps each one names:
   the step at which the follower lost the record. (A follower that holds another record there
   is diagnosed as the divergence it is.)
 - `leaderless`: the controller has no leader (the specification's LeaderInIsr fails then).
+
+The `kraft` model's causes (`unflushed-tail-lost-in-crash`, `vote-after-lost-disk`) are found
+by `traces.kraft_causes`.
 """
 
 from __future__ import annotations
@@ -73,6 +76,10 @@ def diagnose(trace: Trace) -> Diagnosis | None:
     """The cause of the trace's failure, or None when the trace shows none of the known kinds
     of damage for its invariant (a model without a replicated log, a replay that ends with
     the invariant holding, or a failure of another kind)."""
+    if trace.model == "kraft":
+        from .kraft_causes import diagnose as kraft
+
+        return kraft(trace)
     views = partition_views(trace)
     finder = _FINDERS.get((trace.model, trace.invariant))
     if views is None or finder is None:

@@ -37,6 +37,7 @@ TITLES = {
     Cause.RETRY_BEHIND_LATER_RECORD: "a failed record retried behind one the producer sent after it",
     Cause.RETRY_AFTER_LOST_ANSWER: "a retry appended again after the answer to the first append was lost",
     Cause.ISR_JOIN_ON_STALE_POSITION: "a follower added to the ISR on a position it no longer holds",
+    Cause.VOTE_AFTER_LOST_DISK: "a voter that lost its disk voted again, for a candidate without the record",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""
@@ -74,8 +75,14 @@ def explain_steps(trace: Trace, model) -> list[tuple[str, tuple[int, ...]]]:
     cause = f"Cause: {TITLES[diagnosis.kind]} ({diagnosis.kind.value})."
     if diagnosis.kind is Cause.LEADERLESS:
         return lead + [(line, _about(line, diagnosis.step)) for line in (cause, _leaderless(diagnosis))]
-    own = {culprit_line(c, page) for c in diagnosis.culprits}
-    lines = [cause] + _RENDER[diagnosis.kind](diagnosis, page)
+    if trace.model == "kraft":
+        from . import kraft_causes
+
+        own = {kraft_causes.culprit_line(c, page) for c in diagnosis.culprits}
+        lines = [cause] + kraft_causes.render(diagnosis, page)
+    else:
+        own = {culprit_line(c, page) for c in diagnosis.culprits}
+        lines = [cause] + _RENDER[diagnosis.kind](diagnosis, page)
     return lead + [(line, _about(line) if line in own else _about(line, diagnosis.step)) for line in lines]
 
 

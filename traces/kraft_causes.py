@@ -1,0 +1,120 @@
+"""Why a `kraft` counterexample of `leader-has-acked-values` fails (see `traces.diagnosis` for
+the partition models): an acknowledged value is missing from the newest leader's log, and the
+trace says how. Two causes are recognised, each from the trace alone:
+
+- `unflushed-tail-lost-in-crash`: a voter that held the value, unflushed, crashed and lost it;
+  the value had been acknowledged by a leader that counted its own unflushed log end towards
+  its HW (`flushLeaderLog` updates the end offset before it flushes). Culprits: the
+  acknowledgement and the crash.
+- `vote-after-lost-disk`: a voter that had held the value came back on an empty disk and, still
+  a voter under static voters, granted its vote to a candidate without the value, which won.
+  Culprits: the acknowledgement, the lost disk and the vote.
+
+`render` words a diagnosis as `traces.explain` does the others, and `culprit_line` each culprit.
+"""
+
+from __future__ import annotations
+
+from model.kraft import messages as msg
+from model.kraft.state import ACKED, LEADER
+from model.kraft.words import entry, voter
+
+from .cause import Cause, Culprit, Damage, Diagnosis
+from .trace import Trace
+
+
+def _holds(state, i: int, value: int) -> int | None:
+    """The offset of client value `value` in voter i's log, None when it has none."""
+    return next((k for k, (_, v) in enumerate(state.log[i]) if v == value), None)
+
+
+def diagnose(trace: Trace) -> Diagnosis | None:
+    """The cause of a `leader-has-acked-values` failure, or None for another invariant or a
+    loss of another kind."""
+    states = trace.states()
+    if trace.invariant != "leader-has-acked-values" or not trace.steps:
+        return None
+    last = states[-1]
+    newest = max(last.epoch)
+    leader = next((i for i, r in enumerate(last.role) if r == LEADER and last.epoch[i] == newest), None)
+    lost = [v for v, a in enumerate(last.acked, 1) if a == ACKED and _holds(last, leader, v) is None] \
+        if leader is not None else []
+    if not lost:
+        return None
+    value = lost[0]
+    acked = next(k for k in range(1, len(states)) if states[k].acked[value - 1] == ACKED)
+    for k in range(len(trace.steps), 0, -1):
+        action, before, after = trace.steps[k - 1].action, states[k - 1], states[k]
+        who = action[1] - 1
+        offset = _holds(before, who, value)
+        if action[0] == "Restart" and offset is not None and _holds(after, who, value) is None:
+            damage = Damage(k, "lost", who, offset=offset, record=before.log[who][offset])
+            return Diagnosis(Cause.UNFLUSHED_TAIL_LOST_IN_CRASH, trace.invariant, len(trace), damage,
+                             (_ack(trace, acked, damage.record),))
+        if action[0] == "LoseDisk" and offset is not None:
+            vote = _vote(trace, states, who, k)
+            if vote is not None:
+                record = before.log[who][offset]
+                damage = Damage(vote[1], "elected", leader, peer=who, offset=offset, record=record)
+                culprits = (_ack(trace, acked, record), Culprit(k, "disk-loss", who, record=record),
+                            Culprit(vote[0], "vote", who, peer=leader))
+                return Diagnosis(Cause.VOTE_AFTER_LOST_DISK, trace.invariant, len(trace), damage, culprits)
+    return None
+
+
+def _ack(trace: Trace, step: int, record: tuple) -> Culprit:
+    """The step at which a leader acknowledged `record` (its HW passed it)."""
+    return Culprit(step, "ack", trace.steps[step - 1].action[1] - 1, record=record)
+
+
+def _vote(trace: Trace, states, wiped: int, since: int) -> tuple[int, int] | None:
+    """(the step at which voter `wiped` granted a vote after its disk was lost, the step at which
+    that candidate became leader), or None."""
+    for k in range(since + 1, len(states)):
+        action = trace.steps[k - 1].action
+        if action[0] != "HandleVoteRequest" or action[1] != wiped + 1:
+            continue
+        answers = [m for m, _ in states[k].messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == wiped + 1
+                   and (m, 1) not in states[k - 1].messages]
+        if answers and msg.fields(answers[0]).granted:
+            candidate = action[2] - 1
+            won = next((j for j in range(k + 1, len(states)) if states[j].role[candidate] == LEADER
+                        and states[j - 1].role[candidate] != LEADER), None)
+            if won is not None:
+                return k, won
+    return None
+
+
+def culprit_line(c: Culprit, page) -> str:
+    """One culprit step in a sentence."""
+    who, value = voter(c.replica + 1), entry(*c.record) if c.record else ""
+    if c.role == "ack":
+        return f"{who} acknowledged {value} at {page.step(c.step)}: its HW passed it."
+    if c.role == "disk-loss":
+        return (f"At step {c.step}, {who}, which had held {value}, came back on a new, empty disk: "
+                f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
+                f"log and no memory of its votes.")
+    return (f"At step {c.step}, {who} granted {voter(c.peer + 1)} its vote, as {voter(c.peer + 1)}'s log was at "
+            f"least as up to date as its empty one: {page.words[c.step]}.")
+
+
+def render(d: Diagnosis, page) -> list[str]:
+    """The diagnosis in sentences: the damage, each culprit, what Kafka does about it."""
+    dmg, value = d.damage, entry(*d.damage.record)
+    if d.kind is Cause.UNFLUSHED_TAIL_LOST_IN_CRASH:
+        before = page.trace.states()[dmg.step - 1]
+        one = len(before.role) == 1
+        lines = [f"At step {dmg.step}, {voter(dmg.replica + 1)} lost {value} at offset {dmg.offset} in a crash, having "
+                 f"flushed its log only to offset {before.flushed[dmg.replica]}: {page.words[dmg.step]}."]
+        lines += [culprit_line(c, page) for c in d.culprits]
+        lines.append("A leader counts its own log end towards its HW before it flushes (KafkaRaftClient.flushLeaderLog "
+                     "updates the end offset first, \"so that parked fetches can return sooner\")"
+                     + (": with one voter, its own log end is the majority." if one else "."))
+        if one:
+            lines.append("With three voters the same crash loses nothing: a follower acknowledges a record only by "
+                         "its next FETCH, which the leader handles after its flush.")
+        return lines
+    return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: {page.words[dmg.step]}."]
+            + [culprit_line(c, page) for c in d.culprits]
+            + ["KIP-853 (Kafka 3.9 on kraft.version 1) knows a voter by node id and directory id: the voter on the "
+               "new disk is an observer, and a Vote request for its old directory is refused with INVALID_VOTER_KEY."])
