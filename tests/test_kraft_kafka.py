@@ -182,6 +182,9 @@ def test_a_single_controller_acknowledges_a_record_before_flushing_it(tmp_path):
     trace, model = load_trace(tmp_path / "kraft-kip595-leader-has-acked-values.json")
     assert [step.action[0] for step in trace.steps] == ["Timeout", "AppendLeaderChange", "Flush", "ClientAppend",
                                                         "Restart", "Timeout"]
+    audited = run_cli("trace", "audit", str(tmp_path / "kraft-kip595-leader-has-acked-values.json"))
+    assert audited.exit_code == 0 and audited.output.strip().endswith("every step as Kafka 3.3 to 3.8")
+    assert model.audit(trace).abstractions() == ["stand"]
     told = explain(trace, model)
     assert told[1] == "Cause: an unflushed log tail lost in a crash (unflushed-tail-lost-in-crash)."
     assert any("flushLeaderLog" in line and "its own log end is the majority" in line for line in told)
@@ -201,6 +204,13 @@ def test_faithful_states_survive_json_bytes_and_renaming():
         assert model.decode(model.encode(s)) == s
         assert {representative(renamed(s, p)) for p in permutations(range(3))} == {representative(s)}
     assert any(s.disk_losses for s in seen) and any(s.restarts for s in seen)
+
+
+def test_a_tla_trace_is_no_release_and_is_not_judged(tmp_path):
+    run_cli("check", "--model", "kraft", "--variant", "tla", "--max-restarts", "1", "--engine", "local",
+            "--invariant", "no-illegal-state", "--trace-dir", str(tmp_path))
+    audited = run_cli("trace", "audit", str(tmp_path / "kraft-tla-no-illegal-state.json"))
+    assert audited.exit_code == 1 and "not judged: variant tla takes the steps of the TLA+ specification" in audited.output
 
 
 def test_the_tla_variant_takes_no_rule_and_no_lost_disk():

@@ -81,6 +81,13 @@ class KRaftModel:
         """One lane per voter, for pictures."""
         return words.lanes(state)
 
+    def audit(self, trace):
+        """`trace` judged step by step against Kafka's code: the rule-table rows each step rests
+        on and their status in this variant's releases (`model.kraft.audit`)."""
+        from .audit import audit_trace
+
+        return audit_trace(trace, self)
+
     def state_to_json(self, state: KRaftState) -> dict[str, Any]:
         """The state as plain JSON data."""
         return json_state.to_json(state)

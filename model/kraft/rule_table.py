@@ -142,7 +142,7 @@ ROWS = (
          "`LeaderState.maybeUpdateHighWatermark`, `LeaderState.updateReplicaState`, `LeaderState.updateLocalState`, "
          "`KafkaRaftClient.onUpdateLeaderHighWatermark` @ 3.8.0, 3.9.0-rc3",
          (AS_KAFKA, "all", ""),
-         steps=("HandleFetchRequest",)),
+         steps=("HandleFetchRequest", "AppendLeaderChange", "ClientAppend")),
     _row("leader-flush", "the leader's append and flush", None,
          "the leader appends (a client value, its LeaderChange record), counts its new LEO, and only then flushes; "
          "between the two it answers FETCHes and may crash, nothing else",
@@ -167,14 +167,18 @@ ROWS = (
          "`KafkaRaftClient.maybeHandleCommonResponse`, `KafkaRaftClient.maybeTransition`, "
          "`KafkaRaftClient.hasConsistentLeader`, "
          "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3",
-         (AS_KAFKA, "all", "")),
+         (AS_KAFKA, "all", ""),
+         steps=("HandleVoteResponse", "HandleBeginQuorumEpochResponse", "HandleFetchResponse")),
     _row("connections", "requests and answers", None,
          "one request in flight per pair of voters; every change of role or epoch, and a restart, resets a voter's "
          "connections, so the answers to its earlier requests are dropped; a request in flight still arrives",
          "`KafkaRaftClient.resetConnections` (on every transition), `RequestManager.isResponseExpected` @ 3.8.0, "
          "3.9.0-rc3",
          (ABSTRACTION, "all", "nothing is lost in flight and requests do not time out: a request not answered yet "
-          "is one not handled yet")),
+          "is one not handled yet"),
+         steps=("SendVoteRequests", "SendBeginQuorumEpoch", "SendFetch", "HandleVoteRequest", "HandleVoteResponse",
+                "HandleBeginQuorumEpoch", "HandleBeginQuorumEpochResponse", "HandleFetchRequest",
+                "HandleFetchResponse")),
     _row("restart", "restarting", None,
          "a crash loses the unflushed tail of the log, the HW and what the role kept in memory; the voter comes "
          "back from its quorum-state file: a leader resigned in its epoch, a candidate a candidate again, a voter "
@@ -202,3 +206,11 @@ ROWS = (
           "have and the model does not take")),
 )
 """The rows, in the order the docs show them."""
+
+BY_KEY = {row.key: row for row in ROWS}
+"""The rows by key."""
+
+
+def rows_of(kind: str) -> tuple[Row, ...]:
+    """The rows every step of action kind `kind` enacts."""
+    return tuple(row for row in ROWS if kind in row.steps)

@@ -52,6 +52,10 @@ VARIANTS = {
                            "and directory id (KIP-853)", {"begin-quorum": "periodic", "voter-key": "directory"}),
 }
 
+RELEASES = {"kip595": ("3.3", "3.4", "3.5", "3.6", "3.7", "3.8"), "kafka39": ("3.9",), "kip853": ("3.9",)}
+"""Each faithful variant's Kafka feature releases, oldest first (3.9 on kraft.version 0 for
+`kafka39`, on kraft.version 1 for `kip853`)."""
+
 TLA = "the steps of Vanlightly's TLA+ specification KRaft.tla (its message bag), for TLC's counts"
 """What variant `tla` is."""
 
