@@ -37,14 +37,98 @@ class Distinction:
     complete: bool
 
 
+class _KernelSide:
+    """One variant with a compiled kernel, as the product steps it: packed rows as tuples, its
+    events by action value, the property asked of the kernel."""
+
+    def __init__(self, model, prop):
+        self.model, self.prop, self.kernel = model, prop, model.kernel
+
+    def initial(self) -> tuple:
+        return tuple(self.kernel.encode(self.model.initial_states()[0]).tolist())
+
+    def steps(self, state: tuple) -> dict:
+        """Event -> (its action code, the row it leads to)."""
+        row = np.array(state, np.int8)
+        return {self.kernel.action_value(code): (code, tuple(after.tolist()))
+                for code, after in self.kernel.successor_rows(row)}
+
+    def fails(self, before: tuple, event, after) -> bool:
+        """The property fails at this step (a step property) or in the state it reaches."""
+        code, row = after
+        if isinstance(self.prop, StepProperty):
+            mask = 1 << self.kernel.step_property_names.index(self.prop.name)
+            return bool(self.kernel.search.broken_steps(np.array(before, np.int8), code, np.array(row, np.int8),
+                                                        self.kernel.layout, mask))
+        return self.fails_in(row)
+
+    def fails_in(self, state: tuple) -> bool:
+        mask = 1 << self.kernel.invariant_names.index(self.prop.name)
+        return bool(self.kernel.search.violations(np.array(state, np.int8), self.kernel.layout, mask))
+
+    @staticmethod
+    def after(step) -> tuple:
+        return step[1]
+
+    def readable(self, state: tuple):
+        return self.kernel.decode(np.array(state, np.int8))
+
+    def encode(self, state: tuple) -> bytes:
+        return np.array(state, np.int8).tobytes()
+
+    def decode(self, data: bytes) -> tuple:
+        return tuple(np.frombuffer(data, np.int8).tolist())
+
+
+class _PythonSide:
+    """One variant of a model without a kernel (its readable states are what it steps): its
+    events by action, the property asked of its predicate."""
+
+    def __init__(self, model, prop):
+        self.model, self.prop = model, prop
+
+    def initial(self):
+        return self.model.initial_states()[0]
+
+    def steps(self, state) -> dict:
+        """Event -> the state it leads to."""
+        return dict(self.model.successors(state))
+
+    def fails(self, before, event, after) -> bool:
+        if isinstance(self.prop, StepProperty):
+            return not self.prop.holds(before, event, after)
+        return self.fails_in(after)
+
+    def fails_in(self, state) -> bool:
+        return not self.prop.holds(state)
+
+    @staticmethod
+    def after(step):
+        return step
+
+    def readable(self, state):
+        return state
+
+    def encode(self, state) -> bytes:
+        return self.model.encode(state)
+
+    def decode(self, data: bytes):
+        return self.model.decode(data)
+
+
+def _side(model, prop):
+    return _KernelSide(model, prop) if hasattr(model, "kernel") else _PythonSide(model, prop)
+
+
 class PairModel:
-    """Two variants of one model (each with a compiled kernel) stepped together by shared events;
-    `prop` prunes the pairs in which it fails under the second variant."""
+    """Two variants of one model stepped together by shared events (each by its compiled kernel
+    where it has one, else by its own successors); `prop` prunes the pairs in which it fails
+    under the second variant."""
 
     def __init__(self, first, second, prop):
         self.first, self.second, self.prop = first, second, prop
         self.name, self.variant = first.name, f"{first.variant}-vs-{second.variant}"
-        self.width = first.kernel.width
+        self.sides = (_side(first, prop), _side(second, prop))
         self.step_prop = isinstance(prop, StepProperty)
 
     def parameters(self) -> dict:
@@ -53,57 +137,42 @@ class PairModel:
 
     def action_kinds(self) -> tuple[str, ...]:
         """The events' kinds: the model's action kinds."""
-        return self.first.kernel.action_kinds
+        return self.first.action_kinds()
 
     def initial_states(self) -> list[tuple]:
         """The pair of the two variants' initial states."""
-        return [tuple(_row(m) for m in (self.first, self.second))]
+        return [tuple(side.initial() for side in self.sides)]
 
     def successors(self, pair: tuple) -> list[tuple[tuple, tuple]]:
         """Every event enabled under both variants, with the pair it leads to, unless the
         property fails under the second variant there."""
-        before = [np.array(side, np.int8) for side in pair]
-        left, right = (dict(m.kernel.successor_rows(row)) for m, row in zip((self.first, self.second), before))
+        a, b = self.sides
+        left, right = a.steps(pair[0]), b.steps(pair[1])
         steps = []
-        for code in sorted(left.keys() & right.keys()):
-            if self._fails(self.second, before[1], code, right[code]):
+        for event in sorted(left.keys() & right.keys()):
+            if b.fails(pair[1], event, right[event]):
                 continue
-            after = (tuple(left[code].tolist()), tuple(right[code].tolist()))
-            steps.append((self.first.kernel.action_value(code), after))
+            steps.append((event, (a.after(left[event]), b.after(right[event]))))
         return steps
 
     def first_holds(self, pair: tuple) -> bool:
         """The property holds under the first variant in this pair (a state invariant)."""
-        row = np.array(pair[0], np.int8)
-        return not self._mask_fails(self.first, row)
+        return not self.sides[0].fails_in(pair[0])
 
     def first_step_holds(self, before: tuple, action: tuple, after: tuple) -> bool:
         """The first variant's step keeps the property (a step property)."""
-        row = np.array(before[0], np.int8)
-        steps = dict((self.first.kernel.action_value(c), (c, r)) for c, r in self.first.kernel.successor_rows(row))
-        c, nxt = steps[action]
-        return not self._fails(self.first, row, c, nxt)
+        side = self.sides[0]
+        return not side.fails(before[0], action, side.steps(before[0])[action])
 
     def encode(self, pair: tuple) -> bytes:
-        """Both packed rows, one after the other."""
-        return np.array(pair[0] + pair[1], np.int8).tobytes()
+        """Both states' bytes, the first's length ahead of them."""
+        first, second = (side.encode(state) for side, state in zip(self.sides, pair))
+        return len(first).to_bytes(4, "big") + first + second
 
     def decode(self, data: bytes) -> tuple:
         """The pair `encode` wrote."""
-        values = np.frombuffer(data, np.int8).tolist()
-        return tuple(values[:self.width]), tuple(values[self.width:])
-
-    def _mask_fails(self, model, row) -> bool:
-        names = model.kernel.invariant_names
-        return bool(model.kernel.search.violations(row, model.kernel.layout, 1 << names.index(self.prop.name)))
-
-    def _fails(self, model, before, code, after) -> bool:
-        """The property fails at this step of `model` (a step property) or in the state it reaches."""
-        if self.step_prop:
-            names = model.kernel.step_property_names
-            mask = 1 << names.index(self.prop.name)
-            return bool(model.kernel.search.broken_steps(before, code, after, model.kernel.layout, mask))
-        return self._mask_fails(model, after)
+        cut = 4 + int.from_bytes(data[:4], "big")
+        return self.sides[0].decode(data[4:cut]), self.sides[1].decode(data[cut:])
 
     def property(self):
         """The property the product is checked for: it holds under the first variant."""
@@ -114,16 +183,11 @@ class PairModel:
     def traces(self, trace: Trace) -> tuple[Trace, Trace]:
         """A trace of pairs as the two variants' traces of the same events."""
         out = []
-        for i, model in enumerate((self.first, self.second)):
-            decode = model.kernel.decode
-            states = [decode(np.array(pair[i], np.int8)) for pair in trace.states()]
+        for i, (model, side) in enumerate(zip((self.first, self.second), self.sides)):
+            states = [side.readable(pair[i]) for pair in trace.states()]
             out.append(Trace(model.name, model.variant, dict(model.parameters()), self.prop.name, states[0],
                              tuple(Step(step.action, state) for step, state in zip(trace.steps, states[1:]))))
         return out[0], out[1]
-
-
-def _row(model) -> tuple:
-    return tuple(model.kernel.encode(model.initial_states()[0]).tolist())
 
 
 def distinguish(explore, first_model, second_model, prop) -> Distinction:
@@ -132,7 +196,7 @@ def distinguish(explore, first_model, second_model, prop) -> Distinction:
     (an engine's explore function)."""
     pair = PairModel(first_model, second_model, prop)
     (start,) = pair.initial_states()
-    if not pair.step_prop and pair._mask_fails(second_model, np.array(start[1], np.int8)):
+    if not pair.step_prop and pair.sides[1].fails_in(start[1]):
         return Distinction(None, None, 1, 0, 0.0, True)  # B fails from the start: nothing holds all along
     result = explore(pair, [pair.property()], stop_at_first=True)
     found = result.violations.get(prop.name)

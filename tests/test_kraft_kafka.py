@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from itertools import permutations
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +236,41 @@ def _all(model):
     while frontier:
         frontier = [t for s in frontier for _, t in model.successors(s) if not (t in seen or seen.add(t))]
     return seen
+
+
+DISK_LOSS = Path(__file__).resolve().parent / "data" / "kraft" / "kip595-disk-loss.json"
+"""The shortest counterexample of `leader-has-acked-values` under kip595 with one lost disk
+(3 voters, 1 value, 2 elections), as `check` saved it (docs/models/kraft.md tells it)."""
+
+
+def test_a_voter_on_a_new_disk_votes_again_under_static_voters_and_kip853_refuses_it():
+    """3.8's voters are node ids: the voter that lost its disk grants a vote in a later epoch to
+    a candidate without the acknowledged value, which wins. Under kip853 the same steps do not
+    replay: the vote is refused (INVALID_VOTER_KEY)."""
+    from traces.explain import explain
+    from traces.replay import verify_trace
+    from traces.store import load_trace
+
+    trace, model = load_trace(DISK_LOSS)
+    verify_trace(trace, model)
+    kinds = [step.action[0] for step in trace.steps]
+    assert "LoseDisk" in kinds and kinds.count("Timeout") == 2
+    told = explain(trace, model)
+    assert told[1] == ("Cause: a voter that lost its disk voted again, for a candidate without the record "
+                       "(vote-after-lost-disk).")
+    assert model.audit(trace).conclusion() == "every step as Kafka 3.3 to 3.8"
+    kip853 = build_model("kraft", "kip853", **model.parameters())
+    assert trace.first_unreplayed(kip853) is not None
+
+
+def test_distinguish_steps_two_variants_without_a_kernel():
+    """The product of two variants stepped by their own successors: kip595 and kafka39 take the
+    same events but for BeginQuorumEpoch's resends, and no behaviour of both loses an
+    acknowledged value under one only; tla names its steps apart, so it shares no event with
+    kip595 past the start."""
+    out = run_json("distinguish", "--model", "kraft", "--variants", "kip595,kafka39",
+                   "--invariant", "leader-has-acked-values", "--engine", "local")
+    assert (out["found"], out["complete"]) == (False, True) and out["pairs"] > 10_000
+    apart = run_json("distinguish", "--model", "kraft", "--variants", "tla,kip595", "--invariant", "no-illegal-state",
+                     "--max-restarts", "1", "--engine", "local")
+    assert (apart["found"], apart["complete"], apart["depth"]) == (False, True, 1)

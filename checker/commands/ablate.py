@@ -62,6 +62,9 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
         return violation_along(other, prop, initial, [tuple(step["action"]) for step in trace_doc["steps"]])
 
     variant_set = kind.rules.resolve(model.variant)
+    if not variant_set.choices:
+        raise UserError(f"variant {model.variant} of model {model_name} has no rules to ablate "
+                        f"({kind.rules.fixed[model.variant]}); rules switch {', '.join(kind.rules.presets)}")
     prepare_kernels([model])
     try:
         if engine == "spark":

@@ -186,8 +186,10 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
 
 def lanes(s: KRaftState) -> dict:
     """One lane per voter: its log's entries, HW and end, whether it leads, and its epoch, role
-    and vote as the caption."""
+    and vote as the caption (and, in a faithful variant, where its flushed log ends when it has
+    an unflushed tail)."""
     return {voter(i + 1): Lane(tuple(entry(epoch, value) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
                                s.role[i] == LEADER,
-                               f"e{s.epoch[i]} {ROLES[s.role[i]]}, voted {voter(s.voted_for[i])}")
+                               f"e{s.epoch[i]} {ROLES[s.role[i]]}, voted {voter(s.voted_for[i])}"
+                               + (f", flushed to {s.flushed[i]}" if s.flushed and s.flushed[i] < len(s.log[i]) else ""))
             for i in range(len(s.role))}
