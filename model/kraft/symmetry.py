@@ -1,11 +1,12 @@
 """Symmetry of the `kraft` model: voters are interchangeable (the specification's SYMMETRY
 symmServers). A renaming moves each voter's own variables to its new name and renames every
 voter a variable or message names; the representative of an orbit is its smallest renaming
-(as tuples compare), so the search stores one state per orbit, as TLC does."""
+(as tuples compare) among those that sort the voters by their own variables, so the search
+stores one state per orbit, as TLC does, and most states need one renaming, not n!."""
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import groupby, permutations, product
 
 from .messages import renamed as renamed_message
 from .state import KRaftState
@@ -40,6 +41,28 @@ def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
                       moved(tuple(mask(v) for v in s.heard)), moved(s.directory), s.disk_losses)
 
 
+def _own(s: KRaftState, k: int) -> tuple:
+    """Voter k's variables that name no other voter: a renaming moves them along unchanged."""
+    return (s.epoch[k], s.role[k], s.log[k], s.hw[k], *(field[k] for field in (s.flushed, s.start_offset, s.directory)
+                                                         if field))
+
+
+def _sorting(s: KRaftState):
+    """Every renaming that puts the voters in order of their own variables (`_own`), voters
+    with equal ones in every order among themselves."""
+    own = [_own(s, k) for k in range(len(s.role))]
+    order = sorted(range(len(own)), key=own.__getitem__)
+    groups = [list(g) for _, g in groupby(order, key=own.__getitem__)]
+    for arrangement in product(*(permutations(group) for group in groups)):
+        places = [k for group in arrangement for k in group]  # places[new] = old
+        perm = [0] * len(places)
+        for new, old in enumerate(places):
+            perm[old] = new
+        yield tuple(perm)
+
+
 def representative(s: KRaftState) -> KRaftState:
-    """The smallest of s's renamings: equal for every state of one orbit."""
-    return min(renamed(s, perm) for perm in permutations(range(len(s.role))))
+    """The smallest renaming of s among those that sort its voters by their own variables:
+    the same for every state of one orbit (renaming s permutes that set of renamings, not the
+    states they give), and found without trying every renaming when the voters differ."""
+    return min(renamed(s, perm) for perm in _sorting(s))

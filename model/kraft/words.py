@@ -177,7 +177,7 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
                  f"log {entries(s.log[i])}", f"HW {s.hw[i]}"]
         if s.flushed:
             lines.append(f"flushed to {s.flushed[i]}" + (f", directory {s.directory[i]}" if s.directory[i] else ""))
-        if s.role[i] == LEADER:
+        if s.role[i] == LEADER and len(s.role) > 1:
             lines.append("fetched " + ", ".join(f"{voter(k + 1)}:{o}" for k, o in enumerate(s.end_offset[i]) if k != i))
         out[voter(i + 1)] = lines
     out["in flight"] = [f"{message(m)}" + (f" x{c}" if c > 1 else "") for m, c in s.messages if c > 0] or ["-"]
