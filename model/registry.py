@@ -174,7 +174,7 @@ BUILT_IN = {
     ),
     "kraft": ModelKind(
         "kraft", "KRaft: the controllers' own Raft replication of the metadata log (Vote, BeginQuorumEpoch, FETCH)",
-        kraft_bounds.PARAMS, "tla", _kraft_variants, _build_kraft, _properties("kraft"), _kraft_rules,
+        kraft_bounds.PARAMS, "kip853", _kraft_variants, _build_kraft, _properties("kraft"), _kraft_rules,
     ),
     "two-phase": ModelKind(
         "two-phase", "textbook two-phase commit, to test the checker on a non-Kafka model",

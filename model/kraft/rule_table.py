@@ -12,7 +12,7 @@ variant by variant, whether the two agree:
 Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
 docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
 and a test keeps them equal. The tags read are 3.8.0 (`kip595`) and 3.9.0-rc3 (`kafka39`,
-`kip853`; the last release candidate, which 3.9.0 was cut from).
+`kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read).
 """
 
 from __future__ import annotations
