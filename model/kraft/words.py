@@ -67,6 +67,17 @@ def _change(before: KRaftState, after: KRaftState, i: int) -> str:
         (f", leader {voter(after.leader[i])}" if after.leader[i] != NIL and after.role[i] != RESIGNED else "")
 
 
+def _vote_answer(me: str, sender: int, before: KRaftState, after: KRaftState, i: int) -> str:
+    """A candidate receiving a vote answer, and whether it was a vote."""
+    got = bin(after.votes[i]).count("1") > bin(before.votes[i]).count("1")
+    return f"{me} receives {voter(sender)}'s vote answer" + (" (a vote)" if got else "")
+
+
+def _begin_quorum(me: str, sender: int, epoch: int) -> str:
+    """A voter receiving BeginQuorumEpoch."""
+    return f"{me} receives BeginQuorumEpoch from {voter(sender)} for epoch {epoch}"
+
+
 def _sent_line(before: KRaftState, after: KRaftState) -> str:
     """What a step sent, in a few words, or "nothing" ."""
     return "; ".join(message(m) for m in sent(before, after)) or "nothing"
@@ -106,10 +117,9 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
         said = message(answer[0]) if answer else "a request its sender no longer waits for: no answer"
         return f"{me} handles {voter(action[2])}'s Vote request for epoch {action[3]}: {said}" + change
     if kind == "HandleVoteResponse":
-        got = bin(after.votes[i]).count("1") > bin(before.votes[i]).count("1")
-        return f"{me} receives {voter(action[2])}'s vote answer" + (" (a vote)" if got else "") + change
+        return _vote_answer(me, action[2], before, after, i) + change
     if kind == "HandleBeginQuorumEpoch":
-        return f"{me} receives BeginQuorumEpoch from {voter(action[2])} for epoch {action[3]}" + change
+        return _begin_quorum(me, action[2], action[3]) + change
     if kind == "HandleBeginQuorumEpochResponse":
         return f"{me} receives {voter(action[2])}'s BeginQuorumEpoch answer" + change
     if kind == "HandleFetchRequest":
@@ -144,20 +154,15 @@ def describe_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
         return f"{me} appends client value v{action[2]} at offset {len(after.log[i])} in epoch {after.epoch[i]}"
     if kind == "SendFetchRequest":
         return f"{me} sends FETCH to {voter(action[2])} from offset {len(after.log[i])}"
-    role = ROLES[after.role[i]]
-    change = ""
-    if (before.role[i], before.epoch[i], before.leader[i]) != (after.role[i], after.epoch[i], after.leader[i]):
-        change = f"; now {role} in epoch {after.epoch[i]}" + \
-                 (f", leader {voter(after.leader[i])}" if after.leader[i] != NIL else "")
+    change = _change(before, after, i)
     if kind == "HandleRequestVoteRequest":
         answer = msg.fields(sent(before, after)[0])
         said = "grants its vote to" if answer.granted else "refuses its vote to"
         return f"{me} {said} {voter(action[2])} in epoch {action[3]}" + change
     if kind == "HandleRequestVoteResponse":
-        got = bin(after.votes[i]).count("1") > bin(before.votes[i]).count("1")
-        return f"{me} receives {voter(action[2])}'s vote answer" + (" (a vote)" if got else "") + change
+        return _vote_answer(me, action[2], before, after, i) + change
     if kind == "HandleBeginQuorumRequest":
-        return f"{me} receives BeginQuorumEpoch from {voter(action[2])} for epoch {action[3]}" + change
+        return _begin_quorum(me, action[2], action[3]) + change
     if kind in ("RejectFetchRequest", "DivergingFetchRequest", "AcceptFetchRequest"):
         hw = f"; its HW goes to {after.hw[i]}" if after.hw[i] != before.hw[i] else ""
         return f"{me} answers {voter(action[2])}'s FETCH: {message(sent(before, after)[0])}" + hw
