@@ -39,7 +39,8 @@ class Distinction:
 
 class _KernelSide:
     """One variant with a compiled kernel, as the product steps it: packed rows as tuples, its
-    events by action value, the property asked of the kernel."""
+    events by action code (the same codes in every variant of one model), the property asked of
+    the kernel."""
 
     def __init__(self, model, prop):
         self.model, self.prop, self.kernel = model, prop, model.kernel
@@ -48,27 +49,32 @@ class _KernelSide:
         return tuple(self.kernel.encode(self.model.initial_states()[0]).tolist())
 
     def steps(self, state: tuple) -> dict:
-        """Event -> (its action code, the row it leads to)."""
-        row = np.array(state, np.int8)
-        return {self.kernel.action_value(code): (code, tuple(after.tolist()))
-                for code, after in self.kernel.successor_rows(row)}
+        """Action code -> the packed row it leads to."""
+        return dict(self.kernel.successor_rows(np.array(state, np.int8)))
 
-    def fails(self, before: tuple, event, after) -> bool:
-        """The property fails at this step (a step property) or in the state it reaches."""
-        code, row = after
+    def event(self, code):
+        """The action value of an action code."""
+        return self.kernel.action_value(code)
+
+    def find(self, state: tuple, action: tuple):
+        """(code, row) of the step `action` takes from `state`."""
+        return next((c, row) for c, row in self.kernel.successor_rows(np.array(state, np.int8))
+                    if self.kernel.action_value(c) == action)
+
+    def fails(self, before: tuple, code, row) -> bool:
+        """The property fails at this step (a step property) or in the row it reaches."""
         if isinstance(self.prop, StepProperty):
             mask = 1 << self.kernel.step_property_names.index(self.prop.name)
-            return bool(self.kernel.search.broken_steps(np.array(before, np.int8), code, np.array(row, np.int8),
-                                                        self.kernel.layout, mask))
+            return bool(self.kernel.search.broken_steps(np.array(before, np.int8), code, row, self.kernel.layout, mask))
         return self.fails_in(row)
 
-    def fails_in(self, state: tuple) -> bool:
+    def fails_in(self, state) -> bool:
         mask = 1 << self.kernel.invariant_names.index(self.prop.name)
-        return bool(self.kernel.search.violations(np.array(state, np.int8), self.kernel.layout, mask))
+        return bool(self.kernel.search.violations(np.asarray(state, np.int8), self.kernel.layout, mask))
 
     @staticmethod
-    def after(step) -> tuple:
-        return step[1]
+    def state(row) -> tuple:
+        return tuple(row.tolist())
 
     def readable(self, state: tuple):
         return self.kernel.decode(np.array(state, np.int8))
@@ -91,20 +97,28 @@ class _PythonSide:
         return self.model.initial_states()[0]
 
     def steps(self, state) -> dict:
-        """Event -> the state it leads to."""
+        """Action -> the state it leads to."""
         return dict(self.model.successors(state))
 
-    def fails(self, before, event, after) -> bool:
+    @staticmethod
+    def event(action):
+        return action
+
+    def find(self, state, action):
+        """(action, the state it leads to) from `state`."""
+        return action, self.steps(state)[action]
+
+    def fails(self, before, action, after) -> bool:
         if isinstance(self.prop, StepProperty):
-            return not self.prop.holds(before, event, after)
+            return not self.prop.holds(before, action, after)
         return self.fails_in(after)
 
     def fails_in(self, state) -> bool:
         return not self.prop.holds(state)
 
     @staticmethod
-    def after(step):
-        return step
+    def state(after):
+        return after
 
     def readable(self, state):
         return state
@@ -149,10 +163,10 @@ class PairModel:
         a, b = self.sides
         left, right = a.steps(pair[0]), b.steps(pair[1])
         steps = []
-        for event in sorted(left.keys() & right.keys()):
-            if b.fails(pair[1], event, right[event]):
+        for key in sorted(left.keys() & right.keys()):
+            if b.fails(pair[1], key, right[key]):
                 continue
-            steps.append((event, (a.after(left[event]), b.after(right[event]))))
+            steps.append((a.event(key), (a.state(left[key]), b.state(right[key]))))
         return steps
 
     def first_holds(self, pair: tuple) -> bool:
@@ -162,7 +176,7 @@ class PairModel:
     def first_step_holds(self, before: tuple, action: tuple, after: tuple) -> bool:
         """The first variant's step keeps the property (a step property)."""
         side = self.sides[0]
-        return not side.fails(before[0], action, side.steps(before[0])[action])
+        return not side.fails(before[0], *side.find(before[0], action))
 
     def encode(self, pair: tuple) -> bytes:
         """Both states' bytes, the first's length ahead of them."""
