@@ -244,9 +244,10 @@ DISK_LOSS = Path(__file__).resolve().parent / "data" / "kraft" / "kip595-disk-lo
 
 
 def test_a_voter_on_a_new_disk_votes_again_under_static_voters_and_kip853_refuses_it():
-    """3.8's voters are node ids: the voter that lost its disk grants a vote in a later epoch to
-    a candidate without the acknowledged value, which wins. Under kip853 the same steps do not
-    replay: the vote is refused (INVALID_VOTER_KEY)."""
+    """3.8's voters are node ids: the leader that lost its disk comes back in epoch 0 and grants
+    its vote for the epoch it led to a candidate without the acknowledged value, which wins.
+    With KIP-853's directory ids the same steps replay up to that vote, which is refused
+    (INVALID_VOTER_KEY)."""
     from traces.explain import explain
     from traces.replay import verify_trace
     from traces.store import load_trace
@@ -259,8 +260,10 @@ def test_a_voter_on_a_new_disk_votes_again_under_static_voters_and_kip853_refuse
     assert told[1] == ("Cause: a voter that lost its disk voted again, for a candidate without the record "
                        "(vote-after-lost-disk).")
     assert model.audit(trace).conclusion() == "every step as Kafka 3.3 to 3.8"
-    kip853 = build_model("kraft", "kip853", **model.parameters())
-    assert trace.first_unreplayed(kip853) is not None
+    vote = next(k for k, step in enumerate(trace.steps, 1) if step.action[0] == "HandleVoteRequest"
+                and step.action[1] == trace.steps[kinds.index("LoseDisk")].action[1])
+    directory_ids = build_model("kraft", "kip595+voter-key=directory", **model.parameters())
+    assert trace.first_unreplayed(directory_ids) == vote
 
 
 def test_distinguish_steps_two_variants_without_a_kernel():
