@@ -43,6 +43,13 @@ def to_json(s: KRaftState) -> dict[str, Any]:
     return out
 
 
+def _role(name: Any) -> int:
+    """A role by its name; ValueError naming the roles for any other."""
+    if name not in _ROLE_IDS:
+        raise ValueError(f"unknown role {name!r} (roles: {', '.join(_ROLE_IDS)})")
+    return _ROLE_IDS[name]
+
+
 def _lists(value):
     return [_lists(v) for v in value] if isinstance(value, tuple) else value
 
@@ -66,7 +73,7 @@ def from_json(data: Any, voters: int, values: int) -> KRaftState:
         if len(acked) != values:
             raise ValueError(f"the state has {len(acked)} values, the bounds say {values}")
         return KRaftState(
-            tuple(_ints(v["epoch"], "epoch") for v in vs), tuple(_ROLE_IDS[v["role"]] for v in vs),
+            tuple(_ints(v["epoch"], "epoch") for v in vs), tuple(_role(v["role"]) for v in vs),
             tuple(voter(v["voted_for"]) for v in vs), tuple(voter(v["leader"]) for v in vs),
             tuple(_ints(v["pending_fetch"] or [], "pending fetch") for v in vs),
             tuple(_ints(v["log"], "log") for v in vs), tuple(_ints(v["hw"], "hw") for v in vs),
