@@ -48,7 +48,7 @@ def free(s: KRaftState, i: int, j: int) -> bool:
 
 def send(s: KRaftState, request: tuple) -> KRaftState:
     """`s` with `request` (built without its last item) in flight, expected by its sender."""
-    return s._replace(messages=tuple(sorted(s.messages + ((request + (LIVE,), 1),))))
+    return send_all(s, [request])
 
 
 def send_all(s: KRaftState, requests: list[tuple]) -> KRaftState | None:

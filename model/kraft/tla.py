@@ -15,6 +15,7 @@ from . import messages as msg
 from .bounds import KRaftBounds
 from .logs import end_offset_for_epoch, new_high_watermark, truncated, valid_fetch_position
 from .messages import Bag
+from .quorum_state import majority
 from .state import ACKED, CANDIDATE, FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN, KRaftState, last_epoch
 from .transitions import Standing, common_response, maybe_transition, standing, to_voted
 
@@ -99,7 +100,7 @@ def become_leader(s: KRaftState, i: int) -> KRaftState | None:
     """BecomeLeader: a candidate with a majority of votes leads its epoch and sends every other
     voter BeginQuorumEpoch."""
     n = len(s.role)
-    if s.role[i] != CANDIDATE or 2 * bin(s.votes[i]).count("1") <= n:
+    if s.role[i] != CANDIDATE or not majority(s, s.votes[i]):
         return None
     bag = Bag(s.messages)
     if not bag.send_all_once([msg.begin_quorum_request(i + 1, j + 1, s.epoch[i]) for j in range(n) if j != i]):
