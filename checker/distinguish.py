@@ -52,14 +52,14 @@ class _KernelSide:
         """Action code -> the packed row it leads to."""
         return dict(self.kernel.successor_rows(np.array(state, np.int8)))
 
-    def event(self, code):
-        """The action value of an action code."""
-        return self.kernel.action_value(code)
+    def event(self, state: tuple, code):
+        """The action value of an action code taken from `state`."""
+        return self.kernel.action_value(code, np.array(state, np.int8))
 
     def find(self, state: tuple, action: tuple):
         """(code, row) of the step `action` takes from `state`."""
-        return next((c, row) for c, row in self.kernel.successor_rows(np.array(state, np.int8))
-                    if self.kernel.action_value(c) == action)
+        row = np.array(state, np.int8)
+        return next((c, nxt) for c, nxt in self.kernel.successor_rows(row) if self.kernel.action_value(c, row) == action)
 
     def fails(self, before: tuple, code, row) -> bool:
         """The property fails at this step (a step property) or in the row it reaches."""
@@ -101,7 +101,7 @@ class _PythonSide:
         return dict(self.model.successors(state))
 
     @staticmethod
-    def event(action):
+    def event(state, action):
         return action
 
     def find(self, state, action):
@@ -130,8 +130,12 @@ class _PythonSide:
         return self.model.decode(data)
 
 
-def _side(model, prop):
-    return _KernelSide(model, prop) if hasattr(model, "kernel") else _PythonSide(model, prop)
+def _sides(first, second, prop) -> tuple:
+    """Both variants stepped by their compiled kernels, whose action codes are the shared events,
+    when both have one; otherwise both by their readable successors, whose action values are."""
+    if getattr(first, "kernel", None) is not None and getattr(second, "kernel", None) is not None:
+        return _KernelSide(first, prop), _KernelSide(second, prop)
+    return _PythonSide(first, prop), _PythonSide(second, prop)
 
 
 class PairModel:
@@ -142,7 +146,7 @@ class PairModel:
     def __init__(self, first, second, prop):
         self.first, self.second, self.prop = first, second, prop
         self.name, self.variant = first.name, f"{first.variant}-vs-{second.variant}"
-        self.sides = (_side(first, prop), _side(second, prop))
+        self.sides = _sides(first, second, prop)
         self.step_prop = isinstance(prop, StepProperty)
 
     def parameters(self) -> dict:
@@ -166,7 +170,7 @@ class PairModel:
         for key in sorted(left.keys() & right.keys()):
             if b.fails(pair[1], key, right[key]):
                 continue
-            steps.append((a.event(key), (a.state(left[key]), b.state(right[key]))))
+            steps.append((a.event(pair[0], key), (a.state(left[key]), b.state(right[key]))))
         return steps
 
     def first_holds(self, pair: tuple) -> bool:

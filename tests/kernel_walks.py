@@ -55,3 +55,31 @@ def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1
             sorted(bytes(permuted(kernel, t, perm)) for _, t in steps), "a rule prefers some replica id"
         assert search.violations(other, lay, invariant_mask) == verdicts, "an invariant prefers some replica id"
         assert sorted(search.broken_steps(other, code, t, lay, step_mask) for code, t in renamed_steps) == broken
+
+
+class Readable:
+    """A model seen only through its readable states (no kernel), so the plain search runs on
+    the decoded view."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getattr__(self, name):
+        if name == "kernel":
+            raise AttributeError(name)
+        return getattr(self._model, name)
+
+
+def reachable(model) -> list:
+    """Every reachable readable state, breadth first, through the derived `successors`."""
+    seen = {s: None for s in model.initial_states()}
+    frontier = list(seen)
+    while frontier:
+        nxt = []
+        for state in frontier:
+            for _, succ in model.successors(state):
+                if succ not in seen:
+                    seen[succ] = None
+                    nxt.append(succ)
+        frontier = nxt
+    return list(seen)

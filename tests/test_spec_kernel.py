@@ -15,37 +15,9 @@ from checker.kernel.traces import Reducer
 from checker.local import explore
 from conftest import VARIANTS
 from invariants.registry import invariants_for, select
-from kernel_walks import permuted, random_walk
+from kernel_walks import Readable, permuted, random_walk, reachable
 from model.registry import build_model
 from traces.replay import verify_trace
-
-
-class Readable:
-    """A model seen only through its readable states (no kernel), so the plain search runs on
-    the decoded view."""
-
-    def __init__(self, model):
-        self._model = model
-
-    def __getattr__(self, name):
-        if name == "kernel":
-            raise AttributeError(name)
-        return getattr(self._model, name)
-
-
-def reachable(model) -> list:
-    """Every reachable readable state, breadth first, through the derived `successors`."""
-    seen = {s: None for s in model.initial_states()}
-    frontier = list(seen)
-    while frontier:
-        nxt = []
-        for state in frontier:
-            for _, succ in model.successors(state):
-                if succ not in seen:
-                    seen[succ] = None
-                    nxt.append(succ)
-        frontier = nxt
-    return list(seen)
 
 
 BOUNDS = [(2, 1, 1, 1), (2, 2, 2, 2), (3, 1, 1, 1)]

@@ -38,6 +38,10 @@ class Kernel:
     replica_acts: tuple[bool, ...] | None = None
     """Per action kind, whether its first argument is the replica that acts (coverage is then
     also kept per replica, `checker.coverage`); None: every kind with an argument."""
+    label: Callable[[tuple, np.ndarray], tuple] | None = None
+    """For a model whose action codes need the state they are taken from to be read (a code that
+    names a message by its place in a bag): (action fields, packed row before) -> action value.
+    None: the code's own kind and arguments are the action."""
     count_guards: bool = False
     """Whether searches and walks on this kernel count how often each guard was tested and
     false (`--coverage`); events are counted always."""
@@ -78,11 +82,15 @@ class Kernel:
         n = self.search.successors(row, self.layout, out, acts, tally)
         return sorted(((int(acts[j]), out[j].copy()) for j in range(n)), key=lambda pair: pair[0])
 
-    def action_value(self, code: int) -> tuple:
-        """The action value (name, args...) an action code stands for."""
+    def action_value(self, code: int, row: np.ndarray | None = None) -> tuple:
+        """The action value (name, args...) an action code taken from packed `row` stands for
+        (`row` is needed only by a model with a `label`)."""
+        if self.label is not None:
+            return self.label(action_fields(code), row)
         kind, *args = action_fields(code)
         return (self.action_kinds[kind], *args[:self.arities[kind]])
 
     def successors(self, state) -> list[tuple[tuple, Any]]:
         """The readable next-state relation: every step from `state` as (action value, state)."""
-        return [(self.action_value(code), self.decode(row)) for code, row in self.successor_rows(self.encode(state))]
+        row = self.encode(state)
+        return [(self.action_value(code, row), self.decode(nxt)) for code, nxt in self.successor_rows(row)]

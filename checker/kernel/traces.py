@@ -62,7 +62,7 @@ def path_by_codes(kernel, reducer: Reducer, initial: np.ndarray, codes: list[int
     for code in codes:
         nxt = dict(kernel.successor_rows(row)).get(code)
         if nxt is None:
-            raise UnrealPath(f"recorded action {kernel.action_value(code)} is not enabled on its path")
+            raise UnrealPath(f"recorded action {kernel.action_value(code, row)} is not enabled on its path")
         row = reducer.representative(nxt)
         fps.append(int(fingerprint(row)))
     return fps
@@ -83,8 +83,10 @@ def real_steps(kernel, reducer: Reducer, initial: np.ndarray, fps: list[int]) ->
 def kernel_trace(model, name: str, initial: np.ndarray, steps: list[tuple[int, np.ndarray]]) -> Trace:
     """A readable trace, decoded from packed rows."""
     kernel = model.kernel
+    befores = [initial] + [row for _, row in steps[:-1]]
     return Trace(model.name, model.variant, dict(model.parameters()), name, kernel.decode(initial),
-                 tuple(Step(kernel.action_value(code), kernel.decode(row)) for code, row in steps))
+                 tuple(Step(kernel.action_value(code, before), kernel.decode(row))
+                       for before, (code, row) in zip(befores, steps)))
 
 
 def breaking_step(kernel, row: np.ndarray, bit: int) -> tuple[int, np.ndarray]:

@@ -100,11 +100,11 @@ class Replay:
         """The readable trace of `actions` (a violating behaviour)."""
         model, state = self.model, self.initial()
         readable = self.kernel.decode if self.kernel is not None else (lambda s: s)
-        label = self.kernel.action_value if self.kernel is not None else (lambda a: a)
+        label = self.kernel.action_value if self.kernel is not None else (lambda a, before: a)
         first, steps = readable(state), []
         for action in actions:
-            state = self.step(state, action)
-            steps.append(Step(label(action), readable(state)))
+            before, state = state, self.step(state, action)
+            steps.append(Step(label(action, before), readable(state)))
         return Trace(model.name, model.variant, dict(model.parameters()), self.prop.name, first, tuple(steps))
 
 

@@ -1,4 +1,4 @@
-"""KRaft's messages as the TLA+ specification sends them, and its bag of messages.
+"""KRaft's messages as the TLA+ specification sends them (the faithful variants add a few fields).
 
 A message is a tuple (type, source, destination, epoch, ...): voters are 1..n, 0 is Nil. The
 bag maps each message ever sent to how many copies are in flight; a message handled (or
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-KERNEL_SOURCE = False
-"""No kernel compiles from this module (`checker.kernel.cache`)."""
 
 VOTE_REQUEST, VOTE_RESPONSE, BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE = range(1, 7)
 NAMES = {VOTE_REQUEST: "Vote request", VOTE_RESPONSE: "Vote response", BEGIN_QUORUM_REQUEST: "BeginQuorumEpoch",
@@ -130,50 +128,3 @@ def renamed(m: tuple, voter: tuple[int, ...]) -> tuple:
     elif kind == BEGIN_QUORUM_RESPONSE and len(m) > 5:
         out[5] = voter[m[5]]
     return tuple(out)
-
-
-class Bag:
-    """The messages of one step being taken: a dict of counts, turned back into the state's
-    sorted tuple by `frozen`. Each sending rule returns False where the specification's is not
-    enabled (the step then does not happen)."""
-
-    def __init__(self, messages: tuple):
-        self.counts = dict(messages)
-
-    def frozen(self) -> tuple:
-        """The bag as the state keeps it."""
-        return tuple(sorted(self.counts.items()))
-
-    def send(self, m: tuple) -> bool:
-        """The specification's Send: a Vote or BeginQuorumEpoch request only once ever, any other
-        message again and again (its count goes up)."""
-        if m[0] in (VOTE_REQUEST, BEGIN_QUORUM_REQUEST):
-            return self.send_all_once([m])
-        self.counts[m] = self.counts.get(m, 0) + 1
-        return True
-
-    def send_all_once(self, ms: list[tuple]) -> bool:
-        """SendMultipleOnce: all of `ms`, only if none was ever sent."""
-        if any(m in self.counts for m in ms):
-            return False
-        for m in ms:
-            self.counts[m] = 1
-        return True
-
-    def discard(self, m: tuple) -> bool:
-        """Discard: one copy of `m` handled."""
-        if self.counts.get(m, 0) <= 0:
-            return False
-        self.counts[m] -= 1
-        return True
-
-    def reply(self, response: tuple, request: tuple) -> bool:
-        """Reply: `request` handled and `response` sent, except that a FETCH response is never
-        sent twice (the specification's bound on empty fetches)."""
-        if self.counts.get(request, 0) <= 0:
-            return False
-        if response in self.counts and response[0] == FETCH_RESPONSE:
-            return False
-        self.counts[request] -= 1
-        self.counts[response] = self.counts.get(response, 0) + 1
-        return True

@@ -1,18 +1,28 @@
 """The `kraft` model: a quorum of voters replicating one log by KRaft's rules (see the package
-docstring). Variant `tla` takes the TLA+ specification's steps (`model.kraft.tla`); the faithful
-variants, Kafka's (`model.kraft.kafka`), under their rule set (`model.kraft.rules`)."""
+docstring). Variant `tla` takes the TLA+ specification's steps, compiled (`model.kraft.tla`); the
+faithful variants, Kafka's (`model.kraft.kafka`), under their rule set (`model.kraft.rules`), in
+plain Python."""
 
 from __future__ import annotations
 
 import marshal
 from typing import Any
 
+import numpy as np
+
+from checker.kernel.bridge import Kernel
+
 from ..params import ModelError
-from . import json_state, kafka, tla, words
+from . import json_state, kafka, words
 from .bounds import KRaftBounds
 from .rules import RULE_BOOK, TLA, VARIANTS as FAITHFUL, rules_of
 from .state import KRaftState, initial_state
 from .symmetry import representative
+from .tla import codec
+from .tla.guards import BOOK
+from .tla.kinds import ACTION_KINDS as TLA_ACTION_KINDS, ARITIES
+from .tla.layout import tla_layout
+from .tla.successors import max_successors
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -35,6 +45,20 @@ class KRaftModel:
             raise ModelError("--max-disk-losses needs a faithful variant (kip595, kip853): the TLA+ specification "
                              "has no lost disk")
         self._rules = rules_of(rule_set) if self.faithful else None
+        self.kernel = None if self.faithful else self._kernel()
+
+    def _kernel(self) -> Kernel:
+        """Variant `tla`'s compiled kernel (`model.kraft.tla`), whose steps are the readable ones."""
+        from invariants.kraft import INVARIANTS
+
+        b = self.bounds
+        lay = tla_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts)
+        return Kernel("model.kraft.tla.kernel", lay, TLA_ACTION_KINDS, ARITIES, max_successors(lay),
+                      lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay), b.replicas,
+                      tuple(p.name for p in INVARIANTS if hasattr(p, "kernel")),
+                      tuple(p.name for p in INVARIANTS if not hasattr(p, "kernel")), guards=BOOK,
+                      replica_acts=tuple(False for _ in TLA_ACTION_KINDS),
+                      label=lambda fields, row: codec.action_value(lay, fields, row))
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by their Python names."""
@@ -51,7 +75,7 @@ class KRaftModel:
         """Every enabled step: Kafka's, or the specification's Next."""
         if self.faithful:
             return kafka.successors(state, self.bounds, self._rules)
-        return tla.successors(state, self.bounds)
+        return self.kernel.successors(state)
 
     def representative(self, state: KRaftState) -> KRaftState:
         """The state standing for its orbit under renaming voters (`model.kraft.symmetry`)."""
@@ -59,14 +83,19 @@ class KRaftModel:
 
     def action_kinds(self) -> tuple[str, ...]:
         """The names of the variant's steps."""
-        return kafka.ACTION_KINDS if self.faithful else tla.ACTION_KINDS
+        return kafka.ACTION_KINDS if self.faithful else TLA_ACTION_KINDS
 
     def encode(self, state: KRaftState) -> bytes:
-        """The state's tuples of whole numbers as bytes (`marshal`: same Python, same bytes)."""
+        """The state as bytes: variant `tla`'s packed row (`model.kraft.tla.layout`), a faithful
+        variant's tuples of whole numbers (`marshal`: same Python, same bytes)."""
+        if self.kernel is not None:
+            return self.kernel.encode(state).tobytes()
         return marshal.dumps(tuple(state))
 
     def decode(self, data: bytes) -> KRaftState:
         """The state `encode` turned into `data`."""
+        if self.kernel is not None:
+            return self.kernel.decode(np.frombuffer(data, np.int8))
         return KRaftState(*marshal.loads(data))
 
     def describe_step(self, action: tuple, before: KRaftState, after: KRaftState) -> str:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-KERNEL_SOURCE = False
-"""No kernel compiles from this module (`checker.kernel.cache`)."""
 
 NIL = 0
 """No voter (a leader or vote not known), no error, no pending FETCH."""

@@ -1,0 +1,61 @@
+"""Renaming voters in a packed `tla` state, for symmetry reduction (the specification's
+SYMMETRY symmServers): voter blocks move, every slot naming a voter (vote, leader, a pending
+FETCH's leader, a message's source, destination and named leader) or a set of voters (votes
+granted) is renamed, each leader's row of fetched end offsets is permuted, and the bag is
+sorted again. Voters are 1..n in slots (0 is Nil), indices 0..n-1 in a renaming."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+from checker.kernel.symmetry import rename_set
+
+from ..messages import FETCH_RESPONSE, VOTE_RESPONSE
+from . import messages as msg
+from .bag import record_at, sort_records
+from .layout import BAG_SIZE, LEADER, PENDING_LEADER, VOTED_FOR, VOTES, get, put
+
+
+@kernel
+def _voter(perm, v):
+    """Voter v (1..n; 0 is Nil) renamed."""
+    return perm[v - 1] + 1 if v > 0 else 0
+
+
+@kernel
+def permute_head(s, lay, perm, t):
+    """Write into t's first slots the header and the voter blocks of `s` with every voter
+    renamed perm[index]. Returns how many slots that is: renamings are compared on them before
+    the bag is renamed."""
+    for x in range(lay.voter_base):
+        t[x] = s[x]
+    for i in range(lay.replicas):
+        r = perm[i]
+        source, target = lay.voter_base + i * lay.voter_stride, lay.voter_base + r * lay.voter_stride
+        for x in range(lay.voter_stride):
+            t[target + x] = s[source + x]
+        put(t, lay, r, VOTED_FOR, _voter(perm, get(s, lay, i, VOTED_FOR)))
+        put(t, lay, r, LEADER, _voter(perm, get(s, lay, i, LEADER)))
+        put(t, lay, r, PENDING_LEADER, _voter(perm, get(s, lay, i, PENDING_LEADER)))
+        put(t, lay, r, VOTES, rename_set(perm, get(s, lay, i, VOTES)))
+        base = lay.voter_base + r * lay.voter_stride + lay.end_offset_at
+        source = lay.voter_base + i * lay.voter_stride + lay.end_offset_at
+        for k in range(lay.replicas):
+            t[base + perm[k]] = s[source + k]
+    return lay.bag_base
+
+
+@kernel
+def permute(s, lay, perm, t):
+    """Write into `t` the state `s` with every voter renamed perm[index]."""
+    permute_head(s, lay, perm, t)
+    for x in range(lay.bag_base, s.shape[0]):
+        t[x] = s[x]
+    for k in range(s[BAG_SIZE]):
+        b = record_at(lay, k)
+        t[b + msg.SOURCE] = _voter(perm, s[b + msg.SOURCE])
+        t[b + msg.DEST] = _voter(perm, s[b + msg.DEST])
+        if s[b] == VOTE_RESPONSE:
+            t[b + msg.LEADER] = _voter(perm, s[b + msg.LEADER])
+        elif s[b] == FETCH_RESPONSE:
+            t[b + msg.FETCH_LEADER] = _voter(perm, s[b + msg.FETCH_LEADER])
+    sort_records(t, lay)
