@@ -36,6 +36,8 @@ CASES = {
     # fetch, HW truncation, one record, with symmetry and a step property: 20,526 orbits over 32 levels
     "fetch": ("fetch", "hw", {"max_records": 1}, ("committed-survives", "hw-monotonic", "leader-hw-monotonic",
                                                   "strong-isr")),
+    # kraft, the TLA+ specification's steps with one restart: its own NoIllegalState fails, and the HW goes back
+    "kraft": ("kraft", "tla", {"max_elections": 1, "max_restarts": 1}, ()),
 }
 
 
@@ -61,7 +63,8 @@ def _search(engine, sc_, model, invariants, symmetry, saver=None, max_depth=None
                          symmetry=symmetry, saver=saver)
 
 
-@pytest.mark.parametrize("case, writer, reader", [("spec", "local", "local"), ("fetch", "spark", "local")])
+@pytest.mark.parametrize("case, writer, reader", [("spec", "local", "local"), ("fetch", "spark", "local"),
+                                                  ("kraft", "local", "spark")])
 def test_a_search_stopped_at_any_level_resumes_to_the_uninterrupted_result(sc, tmp_path, case, writer, reader):
     """A run stopped at depth k (here by --max-depth) and resumed, on the other engine and at
     another partition count (local to Spark: see the SIGKILL tests), ends with the counts, per-level figures, verdicts and shortest
@@ -326,8 +329,8 @@ def test_checkpoints_need_a_compiled_kernel(tmp_path):
         explore(model, select("two-phase", ()), saver=_saver(tmp_path, model, select("two-phase", ()), False))
     result = run_cli("check", "--engine", "local", "--model", "two-phase", "--checkpoint-dir", str(tmp_path / "c"))
     assert result.exit_code == 2 and not (tmp_path / "c").exists()
-    assert result.stderr == ("Error: --checkpoint-dir needs a model with a compiled kernel (spec, fetch), and "
-                             "two-phase has none\n")
+    assert result.stderr == ("Error: --checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft's tla), "
+                             "and two-phase has none\n")
 
 
 def test_files_written_after_the_last_checkpoint_are_dropped_on_resume(saved):

@@ -88,7 +88,9 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
     if directory is None:
         return None
     if getattr(model, "kernel", None) is None:
-        raise UserError(f"--checkpoint-dir needs a model with a compiled kernel (spec, fetch), and {model.name} has none")
+        which = " ".join(str(part) for part in (model.name, getattr(model, "variant", None)) if part)
+        raise UserError(f"--checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft's tla), and "
+                        f"{which} has none")
     try:
         saver = Saver(directory, RunIdentity.of(model, invariants, symmetric), every, stop_at_first=stop_at_first,
                       max_depth=max_depth)
