@@ -1,7 +1,8 @@
 """One benchmark run, in its own process so its peak RSS and wall time are its own:
 
     python -m benchmarks.case --model spec --variant kip320 --bounds replicas=3,max-epoch=2 \
-                              [--symmetry] [--engine local|spark] [--all-invariants] [--memory-budget-mb N]
+                              [--symmetry] [--engine local|spark] [--all-invariants | --invariant NAME ...]
+                              [--memory-budget-mb N]
 
 Prints one JSON object: distinct and generated states, depth, seconds spent loading or
 compiling the kernel, search seconds, generated states per second, peak RSS and peak RSS per
@@ -45,10 +46,12 @@ def parse_bounds(text: str) -> dict:
 @click.option("--partitions", type=int, default=2)
 @click.option("--all-invariants", is_flag=True,
               help="check every invariant that applies to the model (ghost state kept); default: none")
+@click.option("--invariant", "names", multiple=True, help="check these invariants (repeatable)")
 @click.option("--memory-budget-mb", "memory_budget", type=int, default=None,
               help="Spark only: MiB for each task's in-memory visited set (the rest spills to disk)")
 @click.option("--compile-only", is_flag=True, help="only load (or compile) the model's kernel, and report its seconds")
-def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, memory_budget, compile_only):
+def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_invariants, names, memory_budget,
+         compile_only):
     """Run one exploration to the end and print its figures as JSON."""
     started = time.perf_counter()
     from checker.jobs.engines import engine_session
@@ -57,7 +60,7 @@ def main(model_name, variant, bounds, symmetry, engine, master, partitions, all_
     from invariants.registry import select
     from model.registry import build_model
 
-    invariants = select(model_name, []) if all_invariants else []
+    invariants = select(model_name, names) if names else select(model_name, []) if all_invariants else []
     model = build_model(model_name, variant, ghost=any(i.needs_ghost for i in invariants), **parse_bounds(bounds))
     invariants = [i for i in invariants if applies(i, model)]
     imported = time.perf_counter()
