@@ -45,7 +45,7 @@ from pathlib import Path
 import click
 
 from model.fetch import tradeoffs
-from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, Interrupted, UserError,
+from checker.commands.errors import (EXIT_INTERRUPTED, EXIT_TERMINATED, LAYOUT_OVERFLOW, Interrupted, UserError,
                                      interruption_message)
 from checker.commands.command import ReplcheckCommand, TidyErrors
 from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
@@ -353,9 +353,13 @@ class ReplcheckGroup(TidyErrors, click.Group):
                 raise UserError(str(exc)) from exc
             except Exception as exc:
                 interruption = interruption_behind(exc)
-                if interruption is None:
-                    raise
-                raise Interrupted(isinstance(interruption, Terminated)) from None
+                if interruption is not None:
+                    raise Interrupted(isinstance(interruption, Terminated)) from None
+                said = [line.strip() for line in str(exc).splitlines() if LAYOUT_OVERFLOW in line]
+                if said:  # raised by a compiled step, here or in a Spark task
+                    raise UserError(f"a state did not fit the packed layout its bounds sized ({said[-1]}): "
+                                    "a replcheck bug, please report the command") from exc
+                raise
         except click.ClickException as exc:
             cause = exc.__cause__ or exc.__context__
             if ctx.params.get("debug") and cause is not None:

@@ -42,6 +42,8 @@ class Case(NamedTuple):
     engine: str = "local"
     all_invariants: bool = False
     tlc_seconds: float | None = None
+    invariants: tuple[str, ...] = ()
+    """The invariants checked, by name, where not `all_invariants` or none."""
 
     @property
     def name(self) -> str:
@@ -56,6 +58,10 @@ FETCH_MAJORITY = "replicas=3,log-size=1,max-epoch=3,max-crashes=0,quorum=majorit
 """Raft's Figure 8 bounds: two writes to one offset, four epochs, no crash (556,090 orbits)."""
 FETCH_IDEMPOTENT = "replicas=3,log-size=3,max-crashes=1,retries=on,max-in-flight=2,idempotence=on"
 """The retrying, idempotent producer with two requests in flight, at replication factor 3."""
+KRAFT_CFG = "replicas=3,max-records=1,max-elections=2,max-restarts=0"
+"""The KRaft TLA+ specification's KRaft.cfg as published: three voters, one value, two elections."""
+KRAFT_INVARIANTS = ("leader-has-acked-values", "no-log-divergence", "one-leader-per-epoch", "no-illegal-state")
+"""The four invariants KRaft.cfg checks."""
 TLC = {("kip320", SPEC_3222, False): 64.0, ("kip320", SPEC_3222, True): 21.0, ("hw", SPEC_3222, False): 128.0}
 """TLC's wall time, one worker, on this machine type (the project's reference figures)."""
 
@@ -72,6 +78,7 @@ CASES = [
     Case("fetch", "kip320", FETCH_RF3, False, "spark", all_invariants=True),
     Case("fetch", "kip320", FETCH_MAJORITY, True, all_invariants=True),
     Case("fetch", "kip320", FETCH_IDEMPOTENT, True, all_invariants=True),
+    *[Case("kraft", "tla", KRAFT_CFG, True, engine, invariants=KRAFT_INVARIANTS) for engine in ("local", "spark")],
 ]
 
 
@@ -82,6 +89,7 @@ def run_case(case: Case, cache_dir: str | None = None, tree: Path = ROOT, compil
     command = [sys.executable, "-m", "benchmarks.case", "--model", case.model, "--variant", case.variant,
                "--bounds", case.bounds, "--engine", case.engine]
     command += ["--symmetry"] * case.symmetry + ["--all-invariants"] * case.all_invariants
+    command += [arg for name in case.invariants for arg in ("--invariant", name)]
     command += ["--compile-only"] * (compile_only or bool(cache_dir))
     env = dict(os.environ, PYTHONPATH=str(tree), **({"REPLCHECK_CACHE_DIR": cache_dir} if cache_dir else {}))
     started = time.perf_counter()
@@ -158,11 +166,12 @@ def _cell(value) -> str:
 
 def label(figures: dict) -> str:
     """A short name for a case in docs/performance.md: 'spec kip320 3/2/2/2 local, symmetry', 'fetch kip320
-    RF=3 quorum=majority local, symmetry'."""
+    RF=3 quorum=majority local, symmetry', 'kraft tla 3/1/2/0 spark, symmetry, 4 invariants'."""
     pairs = [item.split("=") for item in figures["bounds"].split(",") if item]
-    bounds = "/".join(v for _, v in pairs) if figures["model"] == "spec" else \
+    bounds = "/".join(v for _, v in pairs) if figures["model"] in ("spec", "kraft") else \
         " ".join(f"RF={v}" if k == "replicas" else f"{k}={v}" for k, v in pairs)
-    extra = ", every invariant" if figures.get("all_invariants") else ""
+    named = figures.get("invariants") or ()
+    extra = ", every invariant" if figures.get("all_invariants") else f", {len(named)} invariants" if named else ""
     return (f"{figures['model']} {figures['variant']} {bounds} {figures['engine']}"
             f"{', symmetry' if figures['symmetry'] else ''}{extra}")
 
@@ -181,7 +190,8 @@ def markdown(document: dict) -> str:
     benchmarks.startup`'s figures below the table, where it has them)."""
     lines = [f"Measured by `python -m benchmarks` on {document['machine']} ({document['date']}). Each",
              "run is a fresh process exploring the whole state space (spec: R/L/M/E bounds, no invariant;",
-             "fetch: the defaults but for the settings shown, every invariant that applies, with ghost state);",
+             "fetch: the defaults but for the settings shown, every invariant that applies, with ghost state;",
+             "kraft: voters/values/elections/restarts, the four invariants of the TLA+ specification's KRaft.cfg);",
              "compile is the kernel's one-time compile on an empty cache, then its load from the cache; wall",
              "includes Python start-up.",
              "Peak RSS is that of every process the run started (for Spark: the driver, its JVM and the",

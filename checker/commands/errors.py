@@ -94,3 +94,8 @@ def interruption_json(terminated: bool, reached=None, checked=(), checkpoint=Non
             **verdicts_so_far(reached, checked),
             "checkpoint": ({"directory": str(checkpoint[0]), "depth": checkpoint[1]} if checkpoint is not None
                            else None)}
+
+
+LAYOUT_OVERFLOW = "outgrew its layout"
+"""The words of the OverflowError a compiled step raises when a state would not fit the packed
+layout its bounds sized (`model.kraft.tla.layout`): the CLI turns it into a one-line error."""

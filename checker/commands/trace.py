@@ -48,7 +48,8 @@ def trace_show(file, explain):
 def print_rests_on(console, audit) -> None:
     """`--explain`'s account of Kafka's code: each step that rests on more than rows as Kafka,
     with those rows and their status, then the audit's one-line conclusion."""
-    console.print(f"[bold]What it rests on in Kafka's code[/] (Kafka {', '.join(audit.releases)})")
+    releases = f" (Kafka {', '.join(audit.releases)})" if audit.releases else ""
+    console.print(f"[bold]What it rests on in Kafka's code[/]{releases}")
     for step in audit.steps:
         named = [row_words(row, audit.releases) for row in step.rows if row.kinds() != {"as Kafka"}]
         if named:
