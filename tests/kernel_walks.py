@@ -83,3 +83,12 @@ def reachable(model) -> list:
                     nxt.append(succ)
         frontier = nxt
     return list(seen)
+
+
+def assert_bijection(kernel, states) -> None:
+    """Each readable state packs into a row that decodes to it again, and packing that gives the
+    same row: the readable view and the packed rows are one-to-one."""
+    for state in states:
+        row = kernel.encode(state)
+        assert kernel.decode(row) == state
+        assert np.array_equal(kernel.encode(kernel.decode(row)), row)

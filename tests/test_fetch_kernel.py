@@ -15,24 +15,11 @@ from checker.local import explore
 from conftest import VARIANTS
 from invariants.fetch import STATE_INVARIANTS
 from invariants.registry import select
-from kernel_walks import assert_renaming_commutes, random_walk
+from kernel_walks import Readable, assert_renaming_commutes, random_walk
 from model.fetch.kinds import NO_LEADER
 from model.fetch.layout import HEADER
 from model.registry import build_model
 from traces.replay import verify_trace, walk
-
-
-class Readable:
-    """A model seen only through its readable states (no kernel), so the plain search runs on
-    the decoded view and the readable invariant wrappers."""
-
-    def __init__(self, model):
-        self._model = model
-
-    def __getattr__(self, name):
-        if name == "kernel":
-            raise AttributeError(name)
-        return getattr(self._model, name)
 
 
 def reachable_rows(model, levels: int | None = None) -> list[np.ndarray]:

@@ -10,6 +10,7 @@ from checker.kernel.jit import kernel
 
 from ..messages import BEGIN_QUORUM_REQUEST, FETCH_RESPONSE, VOTE_REQUEST
 from .layout import BAG_SIZE, COUNT, RECORD
+from .messages import request
 
 MESSAGE_SLOTS = RECORD - 1
 """The slots of a record that hold the message (the last holds its count)."""
@@ -96,6 +97,19 @@ def send(t, lay, m):
     if (m[0] == VOTE_REQUEST or m[0] == BEGIN_QUORUM_REQUEST) and ever_sent(t, lay, m):
         return False
     add(t, lay, m)
+    return True
+
+
+@kernel
+def send_multiple_once(t, lay, kind, src, epoch, a, b):
+    """SendMultipleOnce: request `kind` (`messages.request`) from voter src (1..n) in `epoch` to
+    every other voter, only if none of those was ever sent; False where one was."""
+    for dst in range(1, lay.replicas + 1):
+        if dst != src and ever_sent(t, lay, request(kind, src, dst, epoch, a, b)):
+            return False
+    for dst in range(1, lay.replicas + 1):
+        if dst != src:
+            add(t, lay, request(kind, src, dst, epoch, a, b))
     return True
 
 

@@ -8,10 +8,10 @@ from checker.kernel.guards import holds
 from checker.kernel.jit import kernel
 from checker.kernel.steps import action_code, emit
 
-from ..messages import FENCED_LEADER_EPOCH
+from ..messages import BEGIN_QUORUM_REQUEST, FENCED_LEADER_EPOCH, VOTE_REQUEST
 from ..state import CANDIDATE, FOLLOWER, LEADER, NIL, UNATTACHED, VOTED
 from . import messages as msg
-from .bag import add, discard, ever_sent, reply
+from .bag import discard, reply, send_multiple_once
 from .guards import (BEGIN_NEVER_SENT, ELECTIONS_LEFT, MAY_TIME_OUT, NEVER_ASKED, NOT_CANDIDATE, RESTARTS_LEFT,
                      VOTES_WON)
 from .kinds import BECOME_LEADER, HANDLE_BEGIN_QUORUM, HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, REQUEST_VOTE, RESTART
@@ -65,17 +65,11 @@ def request_vote(s, lay, out, acts, tally, n):
         role = get(s, lay, i, ROLE)
         if not holds(tally, MAY_TIME_OUT, role == FOLLOWER or role == CANDIDATE or role == UNATTACHED):
             continue
-        epoch, last, length = get(s, lay, i, EPOCH) + 1, last_epoch(s, lay, i), log_length(s, lay, i)
-        fresh = True
-        for j in range(lay.replicas):
-            if j != i and ever_sent(s, lay, msg.vote_request(i + 1, j + 1, epoch, last, length)):
-                fresh = False
-        if not holds(tally, NEVER_ASKED, fresh):
-            continue
+        epoch = get(s, lay, i, EPOCH) + 1
         t = emit(s, out, acts, n, action_code(REQUEST_VOTE, i + 1, 0, 0))
-        for j in range(lay.replicas):
-            if j != i:
-                add(t, lay, msg.vote_request(i + 1, j + 1, epoch, last, length))
+        if not holds(tally, NEVER_ASKED, send_multiple_once(t, lay, VOTE_REQUEST, i + 1, epoch, last_epoch(s, lay, i),
+                                                             log_length(s, lay, i))):
+            continue
         take(t, lay, i, (CANDIDATE, epoch, NIL))
         put(t, lay, i, VOTED_FOR, i + 1)
         put(t, lay, i, VOTES, 1 << i)
@@ -136,17 +130,10 @@ def become_leader(s, lay, out, acts, tally, n):
     for i in range(lay.replicas):
         if not holds(tally, VOTES_WON, get(s, lay, i, ROLE) == CANDIDATE and majority(lay, get(s, lay, i, VOTES))):
             continue
-        epoch = get(s, lay, i, EPOCH)
-        fresh = True
-        for j in range(lay.replicas):
-            if j != i and ever_sent(s, lay, msg.begin_quorum_request(i + 1, j + 1, epoch)):
-                fresh = False
-        if not holds(tally, BEGIN_NEVER_SENT, fresh):
-            continue
         t = emit(s, out, acts, n, action_code(BECOME_LEADER, i + 1, 0, 0))
-        for j in range(lay.replicas):
-            if j != i:
-                add(t, lay, msg.begin_quorum_request(i + 1, j + 1, epoch))
+        if not holds(tally, BEGIN_NEVER_SENT,
+                     send_multiple_once(t, lay, BEGIN_QUORUM_REQUEST, i + 1, get(s, lay, i, EPOCH), 0, 0)):
+            continue
         put(t, lay, i, ROLE, LEADER)
         put(t, lay, i, LEADER_AT, i + 1)
         clear_end_offsets(t, lay, i)

@@ -19,8 +19,7 @@ import numpy as np
 
 from checker.kernel.jit import kernel
 
-from ..messages import BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, VOTE_REQUEST, \
-    VOTE_RESPONSE
+from ..messages import BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, VOTE_RESPONSE
 
 TYPE, SOURCE, DEST, EPOCH = range(4)
 FIELDS = 4
@@ -41,21 +40,16 @@ def _pack(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o):
 
 
 @kernel
-def vote_request(src, dst, epoch, last_log_epoch, last_log_offset):
-    """A candidate's Vote request, with where its log ends."""
-    return _pack(VOTE_REQUEST, src, dst, epoch, last_log_epoch, last_log_offset, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+def request(kind, src, dst, epoch, a, b):
+    """A request of type `kind` (Vote: a, b are where the candidate's log ends, its last epoch
+    and offset; BeginQuorumEpoch: none, 0 and 0) from voter src to voter dst in `epoch`."""
+    return _pack(kind, src, dst, epoch, a, b, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
 @kernel
 def vote_response(src, dst, epoch, leader, granted, error):
     """A voter's answer to a Vote request: the leader it knows, its vote, an error."""
     return _pack(VOTE_RESPONSE, src, dst, epoch, leader, granted, error, 0, 0, 0, 0, 0, 0, 0, 0)
-
-
-@kernel
-def begin_quorum_request(src, dst, epoch):
-    """A new leader's BeginQuorumEpoch request to a voter."""
-    return _pack(BEGIN_QUORUM_REQUEST, src, dst, epoch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
 @kernel
