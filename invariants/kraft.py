@@ -13,7 +13,7 @@ from model.kraft.state import ACKED, ILLEGAL, LEADER, NIL, KRaftState
 from model.kraft.tla.codec import encode_voters, fitting_layout
 from model.kraft.tla.kinds import RESTART
 from model.kraft.tla.layout import EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, entry_epoch, entry_value, get, \
-    log_length, tla_layout
+    log_length
 
 
 @kernel
@@ -139,8 +139,7 @@ def _on_readable(predicate):
 def hw_never_goes_back_step(before: KRaftState, action: tuple, after: KRaftState) -> bool:
     """`hw_never_goes_back` of a readable step: a Restart, or a faithful variant's LoseDisk,
     names the voter that came back (1..n)."""
-    logs = max(len(log) for log in before.log + after.log)
-    lay = tla_layout(len(before.role), len(before.acked), 0, 0, log_capacity=max(1, logs), capacity=0)
+    lay = fitting_layout(before, after)
     restarted = action[1] - 1 if action[0] in ("Restart", "LoseDisk") else -1
     return bool(hw_never_goes_back(encode_voters(before, lay), encode_voters(after, lay), lay, restarted))
 

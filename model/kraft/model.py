@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from checker.invariant import StepProperty
 from checker.kernel.bridge import Kernel
 
 from ..params import ModelError
@@ -55,8 +56,8 @@ class KRaftModel:
         lay = tla_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts)
         return Kernel("model.kraft.tla.kernel", lay, TLA_ACTION_KINDS, ARITIES, max_successors(lay),
                       lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay), b.replicas,
-                      tuple(p.name for p in INVARIANTS if hasattr(p, "kernel")),
-                      tuple(p.name for p in INVARIANTS if not hasattr(p, "kernel")), guards=BOOK,
+                      tuple(p.name for p in INVARIANTS if not isinstance(p, StepProperty)),
+                      tuple(p.name for p in INVARIANTS if isinstance(p, StepProperty)), guards=BOOK,
                       replica_acts=tuple(False for _ in TLA_ACTION_KINDS),
                       label=lambda fields, row: codec.action_value(lay, fields, row))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from ..messages import BEGIN_QUORUM_REQUEST, FETCH_RESPONSE, VOTE_REQUEST
+from ..messages import FETCH_RESPONSE
 from .layout import BAG_SIZE, COUNT, RECORD
 from .messages import request
 
@@ -88,16 +88,6 @@ def add(t, lay, m):
         t[b + COUNT] = 0
         t[BAG_SIZE] = size + 1
     t[record_at(lay, k) + COUNT] += 1
-
-
-@kernel
-def send(t, lay, m):
-    """The specification's Send: a Vote or BeginQuorumEpoch request only if it was never sent
-    (returns whether it was), any other message again and again."""
-    if (m[0] == VOTE_REQUEST or m[0] == BEGIN_QUORUM_REQUEST) and ever_sent(t, lay, m):
-        return False
-    add(t, lay, m)
-    return True
 
 
 @kernel

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..messages import FETCH_REQUEST, FETCH_RESPONSE
+from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, VOTE_REQUEST,
+                        VOTE_RESPONSE)
 from ..state import KRaftState
 from . import messages as msg
 from .bag import MESSAGE_SLOTS
@@ -14,7 +15,8 @@ from .kinds import ACTION_KINDS, ARITIES, HANDLERS
 from .layout import (ACKED, BAG_SIZE, COUNT, ELECTIONS, EPOCH, HW, LEADER, LOG, LOG_LENGTH, PENDING_LAST_EPOCH,
                      PENDING_LEADER, RECORD, RESTARTS, ROLE, VOTED_FOR, VOTES, TlaLayout, tla_layout)
 
-READABLE_LENGTH = {1: 6, 2: 7, 3: 4, 4: 5, 5: 6}
+READABLE_LENGTH = {VOTE_REQUEST: 6, VOTE_RESPONSE: 7, BEGIN_QUORUM_REQUEST: 4, BEGIN_QUORUM_RESPONSE: 5,
+                   FETCH_REQUEST: 6}
 """How many items a readable message of each type but FETCH response has."""
 
 
@@ -100,11 +102,11 @@ def decode(row, lay: TlaLayout) -> KRaftState:
         elections=v[ELECTIONS], restarts=v[RESTARTS])
 
 
-def fitting_layout(state: KRaftState) -> TlaLayout:
-    """A layout holding the voters of any `kraft` state (its bag left out), for evaluating the
-    invariants on a readable state (`encode_voters`)."""
-    logs = max([1] + [len(log) for log in state.log])
-    return tla_layout(len(state.role), len(state.acked), 0, 0, log_capacity=logs, capacity=0)
+def fitting_layout(*states: KRaftState) -> TlaLayout:
+    """A layout holding the voters of any `kraft` states of one model (their bags left out),
+    for evaluating the invariants and step properties on readable states (`encode_voters`)."""
+    logs = max([1] + [len(log) for state in states for log in state.log])
+    return tla_layout(len(states[0].role), len(states[0].acked), 0, 0, log_capacity=logs, capacity=0)
 
 
 def action_value(lay: TlaLayout, code_fields: tuple, row) -> tuple:

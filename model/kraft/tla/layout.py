@@ -69,12 +69,6 @@ def tla_layout(replicas: int, values: int, elections: int, restarts: int, log_ca
 
 
 @kernel
-def at(lay, i):
-    """Where voter i's (index) block starts."""
-    return lay.voter_base + i * lay.voter_stride
-
-
-@kernel
 def get(s, lay, i, field):
     """Voter i's (index) slot `field` (EPOCH, ROLE, ...)."""
     return int(s[lay.voter_base + i * lay.voter_stride + field])
