@@ -132,8 +132,10 @@ class _PythonSide:
 
 def _sides(first, second, prop) -> tuple:
     """Both variants stepped by their compiled kernels, whose action codes are the shared events,
-    when both have one; otherwise both by their readable successors, whose action values are."""
-    if getattr(first, "kernel", None) is not None and getattr(second, "kernel", None) is not None:
+    when both have the same one (variants of one rule book); otherwise both by their readable
+    successors, whose action values are (a code means one action only within one kernel)."""
+    kernels = [getattr(model, "kernel", None) for model in (first, second)]
+    if None not in kernels and kernels[0].module == kernels[1].module:
         return _KernelSide(first, prop), _KernelSide(second, prop)
     return _PythonSide(first, prop), _PythonSide(second, prop)
 

@@ -59,10 +59,13 @@ def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1
 
 class Readable:
     """A model seen only through its readable states (no kernel), so the plain search runs on
-    the decoded view."""
+    the decoded view; with `representative`, a readable symmetry reduction written apart from
+    the kernel's (an oracle for it)."""
 
-    def __init__(self, model):
+    def __init__(self, model, representative=None):
         self._model = model
+        if representative is not None:
+            self.representative = representative
 
     def __getattr__(self, name):
         if name == "kernel":

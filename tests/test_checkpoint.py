@@ -329,7 +329,7 @@ def test_checkpoints_need_a_compiled_kernel(tmp_path):
         explore(model, select("two-phase", ()), saver=_saver(tmp_path, model, select("two-phase", ()), False))
     result = run_cli("check", "--engine", "local", "--model", "two-phase", "--checkpoint-dir", str(tmp_path / "c"))
     assert result.exit_code == 2 and not (tmp_path / "c").exists()
-    assert result.stderr == ("Error: --checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft's tla), "
+    assert result.stderr == ("Error: --checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft), "
                              "and two-phase has none\n")
 
 

@@ -16,7 +16,7 @@ from conftest import run_cli, run_json
 from invariants import kraft as inv
 from invariants.registry import select
 from model.kraft.state import ACKED, ILLEGAL, LEADER, initial_state
-from model.kraft.symmetry import renamed, representative
+from kraft_renaming import renamed, representative
 from model.registry import build_model
 from traces.replay import verify_trace
 from traces.store import load_trace

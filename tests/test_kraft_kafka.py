@@ -1,6 +1,8 @@
 """The `kraft` model's faithful variants (kip595, kafka39, kip853) against what Kafka's `raft`
 module does at 3.8.0 and 3.9.0-rc3: its epoch cache, its HW rule, its vote rule, its restart
-from the quorum-state file, and the exceptions it throws, which the model must never reach."""
+from the quorum-state file, and the exceptions it throws, which the model must never reach.
+The steps are the compiled kernel's (`model.kraft.kafka`), run on packed rows of readable
+states built here."""
 
 from __future__ import annotations
 
@@ -10,36 +12,54 @@ from pathlib import Path
 
 import pytest
 
+from checker.kernel.symmetry import permutations as symmetric_renamings
+from checker.kernel.traces import Reducer
 from checker.local import explore
 from conftest import run_cli, run_json
 from invariants.registry import select
-from model.kraft import channels, elections, fetching, messages as msg
-from model.kraft.crashes import lose_disk, restart
-from model.kraft.epoch_cache import diverging, end_offset_for_epoch, truncation_offset
-from model.kraft.kafka import initial
-from model.kraft.leader_state import majority_end_offset, with_high_watermark
-from model.kraft.quorum_state import restored
+from kraft_renaming import renamed, representative
+from model.kraft import messages as msg
+from model.kraft.kafka.epoch_cache import diverging, end_offset_for_epoch, truncation_offset
+from model.kraft.kafka.leader_state import majority_end_offset, update_high_watermark
+from model.kraft.kafka.quorum_state import restore
 from model.kraft.rule_table import ROWS
 from model.kraft.rule_table_docs import DOC, rewritten
-from model.kraft.rules import RULE_BOOK, Rules
+from model.kraft.rules import RULE_BOOK
 from model.kraft.state import (ACKED, CANDIDATE, CONTROL, FOLLOWER, LEADER, RESIGNED, UNATTACHED, VOTED, WRITTEN,
                                with_voter)
-from model.kraft.symmetry import renamed, representative
 from model.registry import build_model
 
-STATIC, DIRECTORY = Rules(periodic_begin_quorum=False, directory_ids=False), Rules(True, True)
 LOG = ((1, CONTROL), (1, 1), (3, CONTROL), (3, 2))
 """A leader's log: epoch 1 from offset 0, epoch 3 from offset 2, LEO 4."""
+LIVE = 1
+"""A request's last item while its sender expects the answer."""
 
 
 def _model(variant="kip595", **bounds):
-    return build_model("kraft", variant, **{"replicas": 3, "max_records": 1, "max_elections": 1, "max_restarts": 0,
-                                            **bounds})
+    return build_model("kraft", variant, **{"replicas": 3, "max_records": 2, "max_elections": 3, "max_restarts": 1,
+                                            "max_disk_losses": 1, **bounds})
 
 
 def _state(**fields):
-    s = initial(_model().bounds)
-    return s._replace(**fields)
+    return _model().initial_states()[0]._replace(**fields)
+
+
+def _on_row(function, s, *args, model=None):
+    """`function` (a kernel function over a packed row and its layout) applied to s's row:
+    its answer, and the row decoded after it (for the functions that change it in place)."""
+    model = model or _model()
+    row = model.kernel.encode(s)
+    answer = function(row, model.kernel.layout, *args)
+    return answer, model.kernel.decode(row)
+
+
+def _step(s, action, variant="kip595"):
+    """The state after the step named `action` (a prefix of the action value) from s."""
+    return next(t for a, t in _model(variant).successors(s) if a[:len(action)] == action)
+
+
+def _log_of(log):
+    return _state(log=(log, (), ()), flushed=(len(log), 0, 0))
 
 
 @pytest.mark.parametrize("epoch, answer", [
@@ -51,69 +71,74 @@ def _state(**fields):
 ])
 def test_the_epoch_cache_answers_as_leader_epoch_file_cache(epoch, answer):
     """`LeaderEpochFileCache.endOffsetFor` @ 3.8.0 (through `KafkaMetadataLog.endOffsetForEpoch`)."""
-    assert end_offset_for_epoch(LOG, epoch) == answer
+    assert _on_row(end_offset_for_epoch, _log_of(LOG), 0, epoch)[0] == answer
 
 
 def test_a_fetch_position_is_valid_where_the_leaders_log_continues_it():
     """`ReplicatedLog.validateOffsetAndEpoch`: offset 0 always; else the follower's last epoch must
-    end at or after its fetch offset in the leader's log, or the answer is where it ends."""
-    assert diverging(LOG, 0, 0) is None
-    assert diverging(LOG, 2, 1) is None and diverging(LOG, 4, 3) is None
-    assert diverging(LOG, 3, 1) == (2, 1)  # the follower has an epoch-1 record the leader does not
-    assert diverging(LOG, 3, 2) == (2, 1)  # an epoch the leader never had
+    end at or after its fetch offset in the leader's log, or the answer is where it ends
+    ((-1, -1): valid)."""
+    def answer(offset, epoch):
+        return _on_row(diverging, _log_of(LOG), 0, offset, epoch)[0]
+
+    assert answer(0, 0) == answer(2, 1) == answer(4, 3) == (-1, -1)
+    assert answer(3, 1) == (2, 1)  # the follower has an epoch-1 record the leader does not
+    assert answer(3, 2) == (2, 1)  # an epoch the leader never had
 
 
 def test_a_follower_truncates_where_its_own_cache_says():
     """`ReplicatedLog.truncateToEndOffset`: with the leader's epoch, at the lower of the two ends;
     without it, where its own last epoch below ends; epoch 0 means the leader's offset."""
-    follower = ((1, CONTROL), (1, 1), (2, CONTROL))
-    assert truncation_offset(follower, 2, 1) == 2
-    assert truncation_offset(follower, 1, 1) == 1
-    assert truncation_offset(((1, CONTROL), (1, 1)), 5, 3) == 2
-    assert truncation_offset(follower, 0, 0) == 0
+    follower = _log_of(((1, CONTROL), (1, 1), (2, CONTROL)))
+    assert _on_row(truncation_offset, follower, 0, 2, 1)[0] == 2
+    assert _on_row(truncation_offset, follower, 0, 1, 1)[0] == 1
+    assert _on_row(truncation_offset, _log_of(((1, CONTROL), (1, 1))), 0, 5, 3)[0] == 2
+    assert _on_row(truncation_offset, follower, 0, 0, 0)[0] == 0
 
 
 def test_the_hw_is_the_majoritys_end_offset_past_the_epochs_start():
     """`LeaderState.maybeUpdateHighWatermark`: index n/2 of the end offsets sorted from the
     highest, taken only past the epoch's start offset and the HW: a majority holding only
     earlier epochs' records commits nothing (Raft's Figure 8)."""
-    assert majority_end_offset((4, 2, 0)) == 2 and majority_end_offset((5, 5, 1, 0, 3)) == 3
+    assert _on_row(majority_end_offset, _state(end_offset=((4, 2, 0), (0,) * 3, (0,) * 3)), 0)[0] == 2
+    five = _model(replicas=5)
+    s5 = five.initial_states()[0]
+    s5 = s5._replace(end_offset=((5, 5, 1, 0, 3),) + s5.end_offset[1:])
+    assert _on_row(majority_end_offset, s5, 0, model=five)[0] == 3
     s = _state(role=(LEADER, FOLLOWER, FOLLOWER), epoch=(3, 3, 3), leader=(1, 1, 1), log=(LOG, LOG[:2], ()),
-               flushed=(4, 2, 0), start_offset=(2, 0, 0), acked=(WRITTEN,))
-    earlier_only = with_high_watermark(with_voter(s, 0, end_offset=(4, 2, 0)), 0)
-    assert earlier_only.hw[0] == 0 and earlier_only.acked == (WRITTEN,)
-    own_epoch = with_high_watermark(with_voter(s, 0, end_offset=(4, 3, 0)), 0)
-    assert own_epoch.hw[0] == 3 and own_epoch.acked == (ACKED,)
+               flushed=(4, 2, 0), start_offset=(2, 0, 0), acked=(WRITTEN, WRITTEN))
+    _, earlier_only = _on_row(update_high_watermark, with_voter(s, 0, end_offset=(4, 2, 0)), 0)
+    assert earlier_only.hw[0] == 0 and earlier_only.acked == (WRITTEN, WRITTEN)
+    _, own_epoch = _on_row(update_high_watermark, with_voter(s, 0, end_offset=(4, 3, 0)), 0)
+    assert own_epoch.hw[0] == 3 and own_epoch.acked == (ACKED, WRITTEN)
 
 
 def _vote_request(s, candidate, voter, epoch, last_epoch, last_offset):
-    return channels.send(s, msg.vote_request(candidate, voter, epoch, last_epoch, last_offset))
+    return s._replace(messages=(((msg.VOTE_REQUEST, candidate, voter, epoch, last_epoch, last_offset, LIVE), 1),))
 
 
 def _answer(s, voter):
-    return next(m for m, _ in s.messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == voter)
+    """The fields of the Vote response voter (1..n) sent."""
+    return msg.fields(next(m for m, _ in s.messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == voter))
 
 
 def test_a_vote_request_of_a_newer_epoch_moves_the_voter_even_when_it_refuses():
     """`handleVoteRequest` @ 3.8.0: `transitionToUnattached` comes before `canGrantVote`."""
-    s = _state(epoch=(1, 1, 1), log=(((1, CONTROL),), ((1, CONTROL),), ()))
-    s = _vote_request(s, 3, 1, 2, 0, 0)
-    m = next(m for m, _ in s.messages)
-    after = elections.handle_vote_request(s, m, STATIC)
-    assert (after.role[0], after.epoch[0]) == (UNATTACHED, 2) and not msg.fields(_answer(after, 1)).granted
+    s = _vote_request(_state(epoch=(1, 1, 1), log=(((1, CONTROL),), ((1, CONTROL),), ()), flushed=(1, 1, 0)),
+                      3, 1, 2, 0, 0)
+    after = _step(s, ("HandleVoteRequest", 1))
+    assert (after.role[0], after.epoch[0]) == (UNATTACHED, 2) and not _answer(after, 1).granted
 
 
 def test_a_voter_grants_again_only_to_its_candidate_without_looking_at_logs():
     """`VotedState.canGrantVote` @ 3.8.0 compares candidate ids only; `UnattachedState`'s compares
     logs, (last epoch, LEO)."""
-    s = _state(epoch=(2, 2, 2), role=(VOTED, CANDIDATE, CANDIDATE), voted_for=(2, 2, 3), log=(((1, CONTROL),), (), ()))
-    again = _vote_request(s, 2, 1, 2, 0, 0)
-    assert msg.fields(_answer(elections.handle_vote_request(again, next(m for m, _ in again.messages), STATIC), 1)).granted
-    other = _vote_request(s, 3, 1, 2, 1, 1)
-    assert not msg.fields(_answer(elections.handle_vote_request(other, next(m for m, _ in other.messages), STATIC), 1)).granted
+    s = _state(epoch=(2, 2, 2), role=(VOTED, CANDIDATE, CANDIDATE), voted_for=(2, 2, 3), log=(((1, CONTROL),), (), ()),
+               flushed=(1, 0, 0))
+    assert _answer(_step(_vote_request(s, 2, 1, 2, 0, 0), ("HandleVoteRequest", 1)), 1).granted
+    assert not _answer(_step(_vote_request(s, 3, 1, 2, 1, 1), ("HandleVoteRequest", 1)), 1).granted
     fresh = s._replace(role=(UNATTACHED, CANDIDATE, CANDIDATE), voted_for=(0, 2, 3))
-    shorter = _vote_request(fresh, 2, 1, 2, 0, 0)
-    assert not msg.fields(_answer(elections.handle_vote_request(shorter, next(m for m, _ in shorter.messages), STATIC), 1)).granted
+    assert not _answer(_step(_vote_request(fresh, 2, 1, 2, 0, 0), ("HandleVoteRequest", 1)), 1).granted
 
 
 @pytest.mark.parametrize("role, back", [(LEADER, RESIGNED), (RESIGNED, RESIGNED), (CANDIDATE, CANDIDATE),
@@ -125,37 +150,45 @@ def test_a_restart_reads_the_quorum_state_file(role, back):
     voted = {CANDIDATE: 1, VOTED: 3}.get(role, 0)
     s = _state(role=(role, FOLLOWER, FOLLOWER), epoch=(4, 4, 4), leader=(leader, 1, 1), voted_for=(voted, 0, 0),
                hw=(2, 0, 0), log=(((4, CONTROL),) * 2, (), ()), flushed=(2, 0, 0))
-    after = restored(s, 0)
+    _, after = _on_row(restore, s, 0)
     assert (after.role[0], after.epoch[0], after.hw[0]) == (back, 4, 0)
     assert after.voted_for[0] == (voted if back in (VOTED, CANDIDATE) else 0)
 
 
 def test_a_restart_loses_the_leaders_unflushed_tail_and_an_older_file_yields_to_the_log():
     s = _state(role=(LEADER, FOLLOWER, FOLLOWER), epoch=(2, 2, 2), leader=(1, 1, 1),
-               log=(((2, CONTROL), (2, 1)), (), ()), flushed=(1, 0, 0))
-    after = restart(s, 0, _model(max_restarts=1).bounds)
-    assert after.log[0] == ((2, CONTROL),) and after.role[0] == RESIGNED
+               log=(((2, CONTROL), (2, 1)), (), ()), flushed=(1, 0, 0), start_offset=(0, 0, 0))
+    after = _step(s, ("Restart", 1))
+    assert after.log[0] == ((2, CONTROL),) and after.role[0] == RESIGNED and after.restarts == 1
     stale_file = _state(role=(FOLLOWER,) * 3, epoch=(1, 2, 2), leader=(2, 0, 0), log=(((2, CONTROL),), (), ()),
                         flushed=(1, 0, 0))
-    assert (restored(stale_file, 0).role[0], restored(stale_file, 0).epoch[0]) == (UNATTACHED, 2)
+    _, restored = _on_row(restore, stale_file, 0)
+    assert (restored.role[0], restored.epoch[0]) == (UNATTACHED, 2)
 
 
 def test_under_kip853_a_voter_on_a_new_disk_is_refused_and_not_counted():
     """`isValidVoterKey`, `handleVoteRequest` and `LeaderState.updateReplicaState` @ 3.9.0-rc3: a
     request for the old directory id is refused INVALID_VOTER_KEY, and an observer's fetch moves
     no HW. Under static voters the same voter grants its vote."""
-    s = lose_disk(_state(epoch=(1, 1, 1)), 0, _model(max_disk_losses=1).bounds)
-    assert (s.epoch[0], s.log[0], s.directory[0]) == (0, (), 1)
+    s = _step(_state(epoch=(1, 1, 1)), ("LoseDisk", 1))
+    assert (s.epoch[0], s.log[0], s.directory[0], s.disk_losses) == (0, (), 1, 1)
     asked = _vote_request(s, 2, 1, 2, 1, 1)
-    m = next(m for m, _ in asked.messages)
-    assert msg.fields(_answer(elections.handle_vote_request(asked, m, DIRECTORY), 1)).error == msg.INVALID_VOTER_KEY
-    assert msg.fields(_answer(elections.handle_vote_request(asked, m, STATIC), 1)).granted
+    assert _answer(_step(asked, ("HandleVoteRequest", 1), "kip853"), 1).error == msg.INVALID_VOTER_KEY
+    assert _answer(_step(asked, ("HandleVoteRequest", 1), "kip595"), 1).granted
     leader = s._replace(role=(FOLLOWER, LEADER, FOLLOWER), epoch=(1, 1, 1), leader=(2, 2, 2),
-                        log=((), ((1, CONTROL),), ()), flushed=(0, 1, 0), end_offset=((0,) * 3, (0, 1, 0), (0,) * 3))
-    fetched = channels.send(leader, msg.fetch_request(1, 2, 1, 1, 1))
-    m = next(m for m, _ in fetched.messages)
-    assert fetching.handle_fetch_request(fetched, m, DIRECTORY).hw[1] == 0
-    assert fetching.handle_fetch_request(fetched, m, STATIC).hw[1] == 1
+                        log=((), ((1, CONTROL),), ()), flushed=(0, 1, 0), start_offset=(0, 0, 0),
+                        end_offset=((0,) * 3, (0, 1, 0), (0,) * 3),
+                        messages=(((msg.FETCH_REQUEST, 1, 2, 1, 1, 1, LIVE), 1),))
+    assert _step(leader, ("HandleFetchRequest", 2), "kip853").hw[1] == 0
+    assert _step(leader, ("HandleFetchRequest", 2), "kip595").hw[1] == 1
+
+
+def test_a_stale_request_is_handled_and_its_answer_dropped():
+    """`resetConnections` on a role change: the receiver still acts on a request its sender no
+    longer expects, and the answer is dropped (`isResponseExpected`)."""
+    s = _state(epoch=(1, 1, 1), messages=(((msg.VOTE_REQUEST, 3, 1, 2, 0, 0, 0), 1),))
+    after = _step(s, ("HandleVoteRequest", 1))
+    assert (after.role[0], after.voted_for[0], after.messages) == (VOTED, 3, ())
 
 
 @pytest.mark.parametrize("variant", ["kip595", "kafka39", "kip853"])
@@ -196,14 +229,17 @@ def test_a_single_controller_acknowledges_a_record_before_flushing_it(tmp_path):
 
 
 def test_faithful_states_survive_json_bytes_and_renaming():
-    model = _model("kip853", max_restarts=1, max_disk_losses=1)
+    model = _model("kip853", max_records=1, max_elections=1)
     seen, frontier = set(model.initial_states()), list(model.initial_states())
     for _ in range(9):
         frontier = [t for s in frontier for _, t in model.successors(s) if not (t in seen or seen.add(t))]
+    reducer = Reducer(model.kernel, symmetric_renamings(3, True))
     for s in sorted(seen)[::5]:
         assert model.state_from_json(json.loads(json.dumps(model.state_to_json(s)))) == s
         assert model.decode(model.encode(s)) == s
         assert {representative(renamed(s, p)) for p in permutations(range(3))} == {representative(s)}
+        assert len({reducer.representative(model.kernel.encode(renamed(s, p))).tobytes()
+                    for p in permutations(range(3))}) == 1
     assert any(s.disk_losses for s in seen) and any(s.restarts for s in seen)
 
 
@@ -226,7 +262,7 @@ def test_the_docs_rule_table_is_generated_from_the_data():
 
 
 def test_the_search_with_symmetry_stores_one_state_per_orbit():
-    model = _model("kafka39")
+    model = _model("kafka39", max_records=1, max_elections=1, max_restarts=0, max_disk_losses=0)
     local = explore(model, select("kraft", []), stop_at_first=False, symmetry=True)
     assert local.distinct_states == len({representative(s) for s in _all(model)})
 

@@ -1,8 +1,8 @@
-"""Variant `tla` of the `kraft` model runs on a compiled kernel: the readable view decoded from
-it is a bijection with the packed rows, the compiled search and the plain search over decoded
-states (with the readable symmetry the faithful variants use) find the same states, levels and
-verdicts, renaming voters commutes with every rule, and each readable action names the message
-its step handled."""
+"""Every variant of the `kraft` model runs on a compiled kernel (`tla`'s and the faithful
+variants'): the readable view decoded from it is a bijection with the packed rows, the compiled
+search and the plain search over decoded states (with a readable symmetry written apart,
+`kraft_renaming`) find the same states, levels and verdicts, renaming voters commutes with every
+rule, and each readable action names the message its step handled."""
 
 from __future__ import annotations
 
@@ -14,27 +14,34 @@ from hypothesis import strategies as st
 from checker.local import explore
 from invariants.kraft import INVARIANTS
 from kernel_walks import Readable, assert_bijection, assert_renaming_commutes, random_walk, reachable
+from kraft_renaming import representative
 from model.kraft import messages as msg
 from model.registry import build_model
 
-BOUNDS = [(3, 1, 1, 0), (2, 1, 2, 1), (2, 2, 2, 0)]  # voters, values, elections, restarts: 10,468, 11,169 and 8,076 states
+BOUNDS = [("tla", 3, 1, 1, 0, 0), ("tla", 2, 1, 2, 1, 0), ("tla", 2, 2, 2, 0, 0), ("kip595", 3, 1, 1, 0, 0),
+          ("kafka39", 2, 1, 2, 1, 0), ("kip853", 2, 1, 1, 1, 1)]
+"""Variant, voters, values, elections, restarts, lost disks: 10,468, 11,169, 8,076, 23,080, 12,996 and 4,508 states."""
+
+
+def kraft(variant, replicas, values, elections, restarts, disk_losses=0):
+    return build_model("kraft", variant, replicas=replicas, max_records=values, max_elections=elections,
+                       max_restarts=restarts, max_disk_losses=disk_losses)
 
 
 def tla(replicas, values, elections, restarts):
-    return build_model("kraft", "tla", replicas=replicas, max_records=values, max_elections=elections,
-                       max_restarts=restarts)
+    return kraft("tla", replicas, values, elections, restarts)
 
 
 @pytest.mark.parametrize("bounds", BOUNDS, ids=lambda b: "/".join(map(str, b)))
 def test_decoded_view_agrees_with_the_kernel_on_every_state(bounds):
-    model = tla(*bounds)
+    model = kraft(*bounds)
     kernel = model.kernel
     states = reachable(model)
     assert_bijection(kernel, states)
     invariants = [p for p in INVARIANTS if p.name != "hw-never-goes-back"]
     for symmetry in (False, True):
         compiled = explore(model, invariants, stop_at_first=False, symmetry=symmetry)
-        plain = explore(Readable(model), invariants, stop_at_first=False, symmetry=symmetry)
+        plain = explore(Readable(model, representative), invariants, stop_at_first=False, symmetry=symmetry)
         assert compiled.distinct_states == plain.distinct_states
         assert compiled.generated_states == plain.generated_states
         assert [lv.new_states for lv in compiled.levels] == [lv.new_states for lv in plain.levels]
@@ -44,12 +51,20 @@ def test_decoded_view_agrees_with_the_kernel_on_every_state(bounds):
 
 
 RENAMING_MODEL = tla(3, 2, 2, 1)
+FAITHFUL_RENAMING_MODELS = [kraft("kip595", 3, 2, 2, 1, 1), kraft("kip853", 3, 1, 2, 1, 1)]
 
 
 @settings(max_examples=60, deadline=None)
 @given(choices=st.lists(st.integers(0, 1000), max_size=40))
 def test_renaming_commutes_with_every_rule(choices):
     assert_renaming_commutes(RENAMING_MODEL, random_walk(RENAMING_MODEL, choices), 0b1111)
+
+
+@settings(max_examples=60, deadline=None)
+@given(choices=st.lists(st.integers(0, 1000), max_size=50), which=st.integers(0, 1))
+def test_renaming_commutes_with_every_faithful_rule(choices, which):
+    model = FAITHFUL_RENAMING_MODELS[which]
+    assert_renaming_commutes(model, random_walk(model, choices), 0b1111)
 
 
 @settings(max_examples=40, deadline=None)

@@ -89,7 +89,7 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
         return None
     if getattr(model, "kernel", None) is None:
         which = " ".join(str(part) for part in (model.name, getattr(model, "variant", None)) if part)
-        raise UserError(f"--checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft's tla), and "
+        raise UserError(f"--checkpoint-dir needs a model with a compiled kernel (spec, fetch, kraft), and "
                         f"{which} has none")
     try:
         saver = Saver(directory, RunIdentity.of(model, invariants, symmetric), every, stop_at_first=stop_at_first,

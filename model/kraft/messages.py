@@ -1,10 +1,25 @@
-"""KRaft's messages as the TLA+ specification sends them (the faithful variants add a few fields).
+"""KRaft's messages as readable states show them (`KRaftState.messages`), for both kinds of
+variant; the kernels pack them (`model.kraft.tla.messages`, `model.kraft.kafka.channels`).
 
-A message is a tuple (type, source, destination, epoch, ...): voters are 1..n, 0 is Nil. The
-bag maps each message ever sent to how many copies are in flight; a message handled (or
-dropped) has its count lowered, and stays known at 0, since sending looks at every message
-ever sent: a Vote or BeginQuorumEpoch request is sent once, and a FETCH response is never sent
-twice (the specification's way to bound retries)."""
+A message is a tuple (type, source, destination, epoch, its own fields): voters are 1..n, 0 is
+Nil, and the epoch is the sender's, or for a response the one the answer is about.
+
+    Vote request              last log epoch, log end offset
+    Vote response             leader known, granted (0/1), error
+    BeginQuorumEpoch          -
+    BeginQuorumEpoch response error; in the faithful variants also the leader known
+    FETCH                     fetch offset, last fetched epoch
+    FETCH response            result, error, leader, HW, diverging epoch, diverging end offset,
+                              the records sent ((epoch, value) pairs), and in variant `tla` the
+                              FETCH it answers (empty in the faithful variants)
+
+In the faithful variants a request ends with one more item: 1 while its sender still expects
+the answer, 0 once a reset of the sender's connections made it stale.
+
+Variant `tla` keeps the specification's bag: each message ever sent with how many copies are in
+flight; a message handled has its count lowered, and stays known at 0, since the
+specification's sending rules look at every message ever sent. The faithful variants' messages
+are each in flight once (count 1), at most one per connection."""
 
 from __future__ import annotations
 
@@ -42,11 +57,6 @@ def epoch(m: tuple) -> int:
     return m[3]
 
 
-def vote_request(src: int, dst: int, epoch: int, last_log_epoch: int, last_log_offset: int) -> tuple:
-    """A candidate's Vote request, with where its log ends."""
-    return (VOTE_REQUEST, src, dst, epoch, last_log_epoch, last_log_offset)
-
-
 class VoteResponse(NamedTuple):
     """A Vote response: the leader the voter knows (0: none), whether it granted its vote, and
     an error."""
@@ -54,28 +64,6 @@ class VoteResponse(NamedTuple):
     leader: int
     granted: int
     error: int
-
-
-def vote_response(src: int, dst: int, epoch: int, leader: int, granted: bool, error: int) -> tuple:
-    """A voter's answer to a Vote request."""
-    return (VOTE_RESPONSE, src, dst, epoch, leader, int(granted), error)
-
-
-def begin_quorum_request(src: int, dst: int, epoch: int) -> tuple:
-    """A new leader's BeginQuorumEpoch request to a voter."""
-    return (BEGIN_QUORUM_REQUEST, src, dst, epoch)
-
-
-def begin_quorum_response(src: int, dst: int, epoch: int, error: int, *leader: int) -> tuple:
-    """A voter's answer to BeginQuorumEpoch. The specification's carries no leader and no step
-    handles it (Kafka needs it for liveness only); the faithful variants' names the leader the
-    voter knows, and the leader counts it as the voter's acknowledgement of its epoch."""
-    return (BEGIN_QUORUM_RESPONSE, src, dst, epoch, error, *leader)
-
-
-def fetch_request(src: int, dst: int, epoch: int, fetch_offset: int, last_fetched_epoch: int) -> tuple:
-    """A follower's FETCH: its epoch, its log end offset and the epoch of its last entry."""
-    return (FETCH_REQUEST, src, dst, epoch, fetch_offset, last_fetched_epoch)
 
 
 class FetchResponse(NamedTuple):
@@ -91,11 +79,6 @@ class FetchResponse(NamedTuple):
     correlation: tuple
 
 
-def fetch_response(src: int, dst: int, epoch: int, answer: FetchResponse) -> tuple:
-    """A leader's (or a non-leader's) answer to a FETCH."""
-    return (FETCH_RESPONSE, src, dst, epoch, *answer)
-
-
 def fields(m: tuple):
     """A Vote or FETCH response's own fields, by name."""
     return VoteResponse(*m[4:]) if m[0] == VOTE_RESPONSE else FetchResponse(*m[4:])
@@ -109,22 +92,3 @@ def fetch_offset(m: tuple) -> int:
 def last_fetched_epoch(m: tuple) -> int:
     """A FETCH request's last fetched epoch: the epoch of the follower's last entry."""
     return m[5]
-
-
-def last_log(m: tuple) -> tuple[int, int]:
-    """A Vote request's (epoch of the candidate's last entry, its log end offset)."""
-    return m[4], m[5]
-
-
-def renamed(m: tuple, voter: tuple[int, ...]) -> tuple:
-    """`m` with every voter it names renamed (`voter[k]` is k's new name; voter[0] = 0)."""
-    kind = m[0]
-    out = [kind, voter[m[1]], voter[m[2]], *m[3:]]
-    if kind == VOTE_RESPONSE:
-        out[4] = voter[m[4]]
-    elif kind == FETCH_RESPONSE:
-        out[6] = voter[m[6]]
-        out[11] = renamed(m[11], voter) if m[11] else ()
-    elif kind == BEGIN_QUORUM_RESPONSE and len(m) > 5:
-        out[5] = voter[m[5]]
-    return tuple(out)

@@ -1,11 +1,10 @@
 """The `kraft` model: a quorum of voters replicating one log by KRaft's rules (see the package
-docstring). Variant `tla` takes the TLA+ specification's steps, compiled (`model.kraft.tla`); the
-faithful variants, Kafka's (`model.kraft.kafka`), under their rule set (`model.kraft.rules`), in
-plain Python."""
+docstring). Variant `tla` takes the TLA+ specification's steps (`model.kraft.tla`); the faithful
+variants, Kafka's (`model.kraft.kafka`), under their rule set (`model.kraft.rules`). Both are
+compiled kernels over packed states, and the readable states are decoded from them."""
 
 from __future__ import annotations
 
-import marshal
 from typing import Any
 
 import numpy as np
@@ -14,11 +13,13 @@ from checker.invariant import StepProperty
 from checker.kernel.bridge import Kernel
 
 from ..params import ModelError
-from . import json_state, kafka, words
+from . import json_state, words
 from .bounds import KRaftBounds
+from .kafka import codec as kafka_codec, guards as kafka_guards, kinds as kafka_kinds
+from .kafka.layout import kafka_layout
+from .kafka.successors import max_successors as kafka_max_successors
 from .rules import RULE_BOOK, TLA, VARIANTS as FAITHFUL, rules_of
 from .state import KRaftState, initial_state
-from .symmetry import representative
 from .tla import codec
 from .tla.guards import BOOK
 from .tla.kinds import ACTION_KINDS as TLA_ACTION_KINDS, ARITIES
@@ -45,21 +46,27 @@ class KRaftModel:
         if not self.faithful and bounds.max_disk_losses:
             raise ModelError("--max-disk-losses needs a faithful variant (kip595, kip853): the TLA+ specification "
                              "has no lost disk")
-        self._rules = rules_of(rule_set) if self.faithful else None
-        self.kernel = None if self.faithful else self._kernel()
+        self.kernel = self._faithful_kernel(rule_set) if self.faithful else self._tla_kernel()
 
-    def _kernel(self) -> Kernel:
+    def _tla_kernel(self) -> Kernel:
         """Variant `tla`'s compiled kernel (`model.kraft.tla`), whose steps are the readable ones."""
-        from invariants.kraft import INVARIANTS
-
         b = self.bounds
         lay = tla_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts)
         return Kernel("model.kraft.tla.kernel", lay, TLA_ACTION_KINDS, ARITIES, max_successors(lay),
                       lambda state: codec.encode(state, lay), lambda row: codec.decode(row, lay), b.replicas,
-                      tuple(p.name for p in INVARIANTS if not isinstance(p, StepProperty)),
-                      tuple(p.name for p in INVARIANTS if isinstance(p, StepProperty)), guards=BOOK,
-                      replica_acts=tuple(False for _ in TLA_ACTION_KINDS),
+                      *_property_names(), guards=BOOK, replica_acts=tuple(False for _ in TLA_ACTION_KINDS),
                       label=lambda fields, row: codec.action_value(lay, fields, row))
+
+    def _faithful_kernel(self, rule_set) -> Kernel:
+        """A faithful variant's compiled kernel (`model.kraft.kafka`), its rule set carried in
+        the layout."""
+        b, rules = self.bounds, rules_of(rule_set)
+        lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
+                           rules.periodic_begin_quorum, rules.directory_ids)
+        return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
+                      kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),
+                      lambda row: kafka_codec.decode(row, lay), b.replicas, *_property_names(),
+                      guards=kafka_guards.BOOK)
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by their Python names."""
@@ -68,36 +75,28 @@ class KRaftModel:
     def initial_states(self) -> list[KRaftState]:
         """Every voter unattached with an empty log, nothing sent or written: in epoch 0 as
         Kafka starts (no quorum-state file), in epoch 1 as the specification does."""
+        first = initial_state(self.bounds.replicas, self.bounds.max_records)
         if self.faithful:
-            return [kafka.initial(self.bounds)]
-        return [initial_state(self.bounds.replicas, self.bounds.max_records)]
+            n = self.bounds.replicas
+            return [first._replace(epoch=(0,) * n, flushed=(0,) * n, start_offset=(0,) * n, heard=(0,) * n,
+                                   directory=(0,) * n)]
+        return [first]
 
     def successors(self, state: KRaftState):
         """Every enabled step: Kafka's, or the specification's Next."""
-        if self.faithful:
-            return kafka.successors(state, self.bounds, self._rules)
         return self.kernel.successors(state)
-
-    def representative(self, state: KRaftState) -> KRaftState:
-        """The state standing for its orbit under renaming voters (`model.kraft.symmetry`)."""
-        return representative(state)
 
     def action_kinds(self) -> tuple[str, ...]:
         """The names of the variant's steps."""
-        return kafka.ACTION_KINDS if self.faithful else TLA_ACTION_KINDS
+        return self.kernel.action_kinds
 
     def encode(self, state: KRaftState) -> bytes:
-        """The state as bytes: variant `tla`'s packed row (`model.kraft.tla.layout`), a faithful
-        variant's tuples of whole numbers (`marshal`: same Python, same bytes)."""
-        if self.kernel is not None:
-            return self.kernel.encode(state).tobytes()
-        return marshal.dumps(tuple(state))
+        """The state as bytes: its packed row (`model.kraft.tla.layout`, `model.kraft.kafka.layout`)."""
+        return self.kernel.encode(state).tobytes()
 
     def decode(self, data: bytes) -> KRaftState:
         """The state `encode` turned into `data`."""
-        if self.kernel is not None:
-            return self.kernel.decode(np.frombuffer(data, np.int8))
-        return KRaftState(*marshal.loads(data))
+        return self.kernel.decode(np.frombuffer(data, np.int8))
 
     def describe_step(self, action: tuple, before: KRaftState, after: KRaftState) -> str:
         """The step in KRaft's words."""
@@ -125,3 +124,11 @@ class KRaftModel:
     def state_from_json(self, data: Any) -> KRaftState:
         """Rebuild a state from `state_to_json` output; raises ValueError when malformed."""
         return json_state.from_json(data, self.bounds.replicas, self.bounds.max_records)
+
+
+def _property_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of the `kraft` invariants and of its step properties, as a kernel lists them."""
+    from invariants.kraft import INVARIANTS
+
+    return (tuple(p.name for p in INVARIANTS if not isinstance(p, StepProperty)),
+            tuple(p.name for p in INVARIANTS if isinstance(p, StepProperty)))

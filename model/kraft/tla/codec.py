@@ -76,30 +76,38 @@ def encode(state: KRaftState, lay: TlaLayout) -> np.ndarray:
     return row
 
 
+def decode_voters(v: list, lay) -> KRaftState:
+    """The readable counters, values' fates and every voter's own variables of packed row `v`
+    (a list) in `tla`'s layout or one that shares its header and voter blocks, with no message
+    in flight and no FETCH pending."""
+    n = lay.replicas
+    blocks = [v[lay.voter_base + i * lay.voter_stride:lay.voter_base + (i + 1) * lay.voter_stride] for i in range(n)]
+    return KRaftState(
+        epoch=tuple(b[EPOCH] for b in blocks), role=tuple(b[ROLE] for b in blocks),
+        voted_for=tuple(b[VOTED_FOR] for b in blocks), leader=tuple(b[LEADER] for b in blocks),
+        pending=((),) * n,
+        log=tuple(tuple((b[LOG + 2 * k], b[LOG + 2 * k + 1]) for k in range(b[LOG_LENGTH])) for b in blocks),
+        hw=tuple(b[HW] for b in blocks), votes=tuple(b[VOTES] for b in blocks),
+        end_offset=tuple(tuple(b[lay.end_offset_at:lay.end_offset_at + n]) for b in blocks),
+        messages=(), acked=tuple(v[ACKED:ACKED + lay.values]), elections=v[ELECTIONS], restarts=v[RESTARTS])
+
+
 def decode(row, lay: TlaLayout) -> KRaftState:
     """The readable state a packed `tla` row stands for."""
     v = row.tolist() if hasattr(row, "tolist") else list(row)
-    n = lay.replicas
-    blocks = [v[lay.voter_base + i * lay.voter_stride:lay.voter_base + (i + 1) * lay.voter_stride] for i in range(n)]
 
-    def pending(i: int, b: list) -> tuple:
-        if not b[PENDING_LEADER]:
+    def pending(i: int) -> tuple:
+        b = lay.voter_base + i * lay.voter_stride
+        if not v[b + PENDING_LEADER]:
             return ()
-        return (FETCH_REQUEST, i + 1, *b[PENDING_LEADER:PENDING_LAST_EPOCH + 1])
+        return (FETCH_REQUEST, i + 1, *v[b + PENDING_LEADER:b + PENDING_LAST_EPOCH + 1])
 
     bag = []
     for k in range(v[BAG_SIZE]):
         b = lay.bag_base + k * RECORD
         bag.append((readable(v[b:b + MESSAGE_SLOTS]), v[b + COUNT]))
-    return KRaftState(
-        epoch=tuple(b[EPOCH] for b in blocks), role=tuple(b[ROLE] for b in blocks),
-        voted_for=tuple(b[VOTED_FOR] for b in blocks), leader=tuple(b[LEADER] for b in blocks),
-        pending=tuple(pending(i, b) for i, b in enumerate(blocks)),
-        log=tuple(tuple((b[LOG + 2 * k], b[LOG + 2 * k + 1]) for k in range(b[LOG_LENGTH])) for b in blocks),
-        hw=tuple(b[HW] for b in blocks), votes=tuple(b[VOTES] for b in blocks),
-        end_offset=tuple(tuple(b[lay.end_offset_at:lay.end_offset_at + n]) for b in blocks),
-        messages=tuple(sorted(bag)), acked=tuple(v[ACKED:ACKED + lay.values]),
-        elections=v[ELECTIONS], restarts=v[RESTARTS])
+    return decode_voters(v, lay)._replace(pending=tuple(pending(i) for i in range(lay.replicas)),
+                                          messages=tuple(sorted(bag)))
 
 
 def fitting_layout(*states: KRaftState) -> TlaLayout:

@@ -1,18 +1,31 @@
-"""Symmetry of the `kraft` model: voters are interchangeable (the specification's SYMMETRY
-symmServers). A renaming moves each voter's own variables to its new name and renames every
-voter a variable or message names; the representative of an orbit is its smallest renaming
-(as tuples compare) among those that sort the voters by their own variables, so the search
-stores one state per orbit, as TLC does, and most states need one renaming, not n!."""
+"""An oracle for the `kraft` model's symmetry over readable states, written apart from the
+kernels' renaming (`model.kraft.tla.symmetry`, `model.kraft.kafka.symmetry`): voters are
+interchangeable (the specification's SYMMETRY symmServers). A renaming moves each voter's own
+variables to its new name and renames every voter a variable or message names; the
+representative of an orbit is its smallest renaming (as tuples compare) among those that sort
+the voters by their own variables: the same for every state of one orbit, so the number of
+representatives of the reachable states is the number of orbits a search must store."""
 
 from __future__ import annotations
 
 from itertools import groupby, permutations, product
 
-from .messages import renamed as renamed_message
-from .state import KRaftState
+from model.kraft.messages import BEGIN_QUORUM_RESPONSE, FETCH_RESPONSE, VOTE_RESPONSE
+from model.kraft.state import KRaftState
 
-KERNEL_SOURCE = False
-"""No kernel compiles from this module (`checker.kernel.cache`)."""
+
+def renamed_message(m: tuple, voter: tuple[int, ...]) -> tuple:
+    """`m` with every voter it names renamed (`voter[k]` is k's new name; voter[0] = 0)."""
+    kind = m[0]
+    out = [kind, voter[m[1]], voter[m[2]], *m[3:]]
+    if kind == VOTE_RESPONSE:
+        out[4] = voter[m[4]]
+    elif kind == FETCH_RESPONSE:
+        out[6] = voter[m[6]]
+        out[11] = renamed_message(m[11], voter) if m[11] else ()
+    elif kind == BEGIN_QUORUM_RESPONSE and len(m) > 5:
+        out[5] = voter[m[5]]
+    return tuple(out)
 
 
 def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:

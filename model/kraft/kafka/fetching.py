@@ -1,0 +1,140 @@
+"""Replication in the faithful variants, as Kafka's `KafkaRaftClient` does it: followers pull
+the log with FETCH, the leader answers with every record from the fetch offset on or with
+where the follower's log diverges, counts each voter's fetch offset towards its HW, and the
+follower appends and flushes, or truncates; the leader appends client values and flushes its
+log after counting its own LEO.
+
+A leader's log longer than its flushed part means it is inside `flushLeaderLog`, between
+counting its new LEO and flushing (`layout.in_poll`): it takes no step but the flush, a crash,
+and answering FETCHes (the parked ones its new records complete). Each function is one step of
+voter i (index), or of the receiver of the message on the connection whose record starts at
+`at`, and appends its successor to `out`."""
+
+from __future__ import annotations
+
+from checker.kernel.guards import holds
+from checker.kernel.jit import kernel
+from checker.kernel.steps import action_code, emit
+
+from ..messages import DIVERGING, FENCED_LEADER_EPOCH, FETCH_REQUEST, FETCH_RESPONSE, NOT_LEADER, NOT_OK, OK, \
+    UNKNOWN_LEADER
+from ..state import FOLLOWER, LEADER, NIL, WRITTEN
+from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, append, entry_epoch, entry_value, get,
+                          last_epoch, put, set_acked, truncate)
+from .channels import answer, clear, free, send
+from .epoch_cache import diverging, truncation_offset
+from .guards import FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, VALUE_UNWRITTEN
+from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
+from .layout import ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, START_OFFSET, LIVE, A, B, C, D, E, F, in_poll, \
+    log_end
+from .leader_state import counted
+from .quorum_state import common_response, illegal, is_voter
+
+
+@kernel
+def send_fetch(s, lay, out, acts, tally, n, i):
+    """A follower asks its leader for the records after its log end (`buildFetchRequest`: its
+    epoch, its LEO as the fetch offset, the epoch of its last record)."""
+    leader = get(s, lay, i, LEADER_AT)
+    if not holds(tally, FOLLOWER_FREE, get(s, lay, i, ROLE) == FOLLOWER and leader > 0 and
+                 free(s, lay, i, leader - 1)):
+        return n
+    t = emit(s, out, acts, n, action_code(SEND_FETCH, i + 1, leader, 0))
+    send(t, lay, i, leader - 1, FETCH_REQUEST, get(s, lay, i, EPOCH), log_end(s, lay, i), last_epoch(s, lay, i))
+    return n + 1
+
+
+@kernel
+def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
+    """`handleFetchRequest` by voter i of voter f's FETCH (indices): an older epoch is
+    answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a voter that does not lead
+    NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging
+    epoch (`validateOffsetAndEpoch`); else the leader sends every record from the fetch offset
+    on with its HW, and if the fetcher is a voter, records its fetch offset as its end offset
+    and updates the HW (an observer's fetches count for nothing)."""
+    epoch, live, offset, last = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A]), int(s[at + B])
+    t = emit(s, out, acts, n, action_code(HANDLE_FETCH_REQUEST, i + 1, f + 1, epoch))
+    clear(t, lay, at)
+    mine = get(t, lay, i, EPOCH)
+    error = FENCED_LEADER_EPOCH if epoch < mine else UNKNOWN_LEADER if epoch > mine else \
+        NOT_LEADER if get(t, lay, i, ROLE) != LEADER else 0
+    if error:
+        if live:
+            answer(t, lay, at, FETCH_RESPONSE, mine, NOT_OK, error, get(t, lay, i, LEADER_AT), 0, 0, 0)
+        return n + 1
+    end, end_epoch = diverging(t, lay, i, offset, last)
+    if end >= 0:
+        if live:
+            answer(t, lay, at, FETCH_RESPONSE, mine, DIVERGING, 0, i + 1, get(t, lay, i, HW), end_epoch, end)
+        return n + 1
+    if is_voter(t, lay, f):
+        counted(t, lay, i, f, offset)
+    if live:
+        answer(t, lay, at, FETCH_RESPONSE, mine, OK, 0, i + 1, get(t, lay, i, HW), 0, 0)
+        t[at + ENTRIES] = log_end(t, lay, i) - offset
+        for k in range(offset + 1, log_end(t, lay, i) + 1):
+            t[at + ENTRY_PAIRS + 2 * (k - offset - 1)] = entry_epoch(t, lay, i, k)
+            t[at + ENTRY_PAIRS + 2 * (k - offset - 1) + 1] = entry_value(t, lay, i, k)
+    return n + 1
+
+
+@kernel
+def handle_fetch_response(s, lay, out, acts, tally, n, at, i, leader):
+    """`handleFetchResponse` by follower i of its leader's answer: after the common handling
+    of responses, a follower told it diverges truncates (`truncateToEndOffset`; below its HW
+    Kafka throws); sent records, it appends and flushes them (a voter flushes before it fetches
+    again) and takes the leader's HW as far as its own LEO (`updateFollowerHighWatermark`; a
+    lower one than it has throws)."""
+    epoch, result, error, named = int(s[at + EPOCH_SENT]), int(s[at + A]), int(s[at + B]), int(s[at + C])
+    hwm, diverging_epoch, diverging_end = int(s[at + D]), int(s[at + E]), int(s[at + F])
+    t = emit(s, out, acts, n, action_code(HANDLE_FETCH_RESPONSE, i + 1, leader + 1, epoch))
+    clear(t, lay, at)
+    if common_response(t, lay, i, named, epoch, error) or get(t, lay, i, ROLE) != FOLLOWER:
+        return n + 1
+    hw = get(t, lay, i, HW)
+    if result == DIVERGING:
+        cut = truncation_offset(t, lay, i, diverging_end, diverging_epoch) if diverging_end >= hw else -1
+        if cut < hw:
+            illegal(t, lay, i)
+        else:
+            truncate(t, lay, i, cut)
+            put(t, lay, i, FLUSHED, min(get(t, lay, i, FLUSHED), cut))
+        return n + 1
+    for k in range(s[at + ENTRIES]):
+        append(t, lay, i, s[at + ENTRY_PAIRS + 2 * k], s[at + ENTRY_PAIRS + 2 * k + 1])
+    put(t, lay, i, FLUSHED, log_end(t, lay, i))
+    if hwm != NIL:
+        if min(log_end(t, lay, i), hwm) < hw:
+            illegal(t, lay, i)
+        else:
+            put(t, lay, i, HW, min(log_end(t, lay, i), hwm))
+    return n + 1
+
+
+@kernel
+def client_append(s, lay, out, acts, tally, n, i):
+    """The leader appends each client value v (1..m) not yet written in its epoch, after its
+    LeaderChange record, and counts its new LEO (`appendAsLeader`, then `flushLeaderLog`); v is
+    written, and is acknowledged when the HW passes it."""
+    if not holds(tally, LEADS_WITH_RECORD, get(s, lay, i, ROLE) == LEADER and
+                 log_end(s, lay, i) != get(s, lay, i, START_OFFSET)):
+        return n
+    for v in range(1, lay.values + 1):
+        if not holds(tally, VALUE_UNWRITTEN, acked(s, lay, v) == NIL):
+            continue
+        t = emit(s, out, acts, n, action_code(CLIENT_APPEND, i + 1, v, 0))
+        append(t, lay, i, get(s, lay, i, EPOCH), v)
+        set_acked(t, lay, v, WRITTEN)
+        counted(t, lay, i, i, log_end(t, lay, i))
+        n += 1
+    return n
+
+
+@kernel
+def flush(s, lay, out, acts, tally, n, i):
+    """The leader flushes its log (`log.flush`, the end of `flushLeaderLog`)."""
+    if not holds(tally, FLUSHING, in_poll(s, lay, i)):
+        return n
+    t = emit(s, out, acts, n, action_code(FLUSH, i + 1, 0, 0))
+    put(t, lay, i, FLUSHED, log_end(s, lay, i))
+    return n + 1

@@ -1,0 +1,30 @@
+"""The faithful variants' named guards (`checker.kernel.guards`): the conditions Kafka's code
+tests before a voter takes a step, named as what must hold, so that the coverage report can say
+which one kept a step from being taken."""
+
+from __future__ import annotations
+
+from checker.kernel.guards import GuardBook
+
+from .kinds import ACTION_KINDS
+
+BOOK = GuardBook(ACTION_KINDS)
+guard = BOOK.guard
+
+RESTARTS_LEFT = guard("Restart", "a restart remains (--max-restarts)")
+DISKS_LEFT = guard("LoseDisk", "a lost disk remains (--max-disk-losses)")
+NOT_FLUSHING = guard(("Timeout", "AppendLeaderChange", "ClientAppend", "SendFetch", "SendVoteRequests",
+                      "SendBeginQuorumEpoch"), "the voter is not inside flushLeaderLog")
+FLUSHING = guard("Flush", "the leader counted records it has not flushed")
+ELECTIONS_LEFT = guard("Timeout", "an election remains (--max-elections)")
+MAY_STAND = guard("Timeout", "the voter is unattached, voted, a follower, a candidate or resigned")
+IS_VOTER = guard("Timeout", "the voter is in the voter set (its directory id is the set's)")
+NEW_LEADER = guard("AppendLeaderChange", "the voter leads an epoch whose LeaderChange record is not written")
+LEADS_WITH_RECORD = guard("ClientAppend", "the voter leads, its epoch's LeaderChange record written")
+VALUE_UNWRITTEN = guard("ClientAppend", "the value was never written (--max-records)")
+FOLLOWER_FREE = guard("SendFetch", "the voter follows a leader, with nothing in flight to it")
+CANDIDATE_ASKS = guard("SendVoteRequests", "the voter is a candidate with an unanswered voter it may ask")
+LEADER_TELLS = guard("SendBeginQuorumEpoch", "the voter leads, with a voter to tell and a free connection to it")
+RECEIVER_READY = guard(("HandleVoteRequest", "HandleVoteResponse", "HandleBeginQuorumEpoch",
+                        "HandleBeginQuorumEpochResponse", "HandleFetchResponse"),
+                       "the receiver is not inside flushLeaderLog")

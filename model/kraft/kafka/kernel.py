@@ -1,0 +1,30 @@
+"""What the compiled search needs from the faithful variants of the `kraft` model: their
+next-state relation, their renaming of voters, their invariants and their step property."""
+
+from __future__ import annotations
+
+from checker.kernel.jit import kernel
+from checker.kernel.steps import code_actor, code_kind
+from invariants.kraft import hw_never_goes_back, violations
+
+from .kinds import LOSE_DISK, RESTART
+from .successors import successors
+from .symmetry import permute, permute_head
+
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]
+
+
+@kernel
+def broken_steps(s, code, t, lay, selected):
+    """A bitmask of the step properties among `selected` that the step `code` from s to t
+    breaks: bit 0, hw-never-goes-back (a Restart or LoseDisk names the voter that came back,
+    whose HW is forgotten)."""
+    kind = code_kind(code)
+    restarted = code_actor(code) - 1 if kind == RESTART or kind == LOSE_DISK else -1
+    return 1 if selected & 1 and not hw_never_goes_back(s, t, lay, restarted) else 0
+
+
+@kernel
+def milestone(s, lay, invariant):
+    """The faithful variants' invariants have no milestones for simulation to steer by: level 0."""
+    return 0
