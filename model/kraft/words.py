@@ -53,7 +53,7 @@ def message(m: tuple) -> str:
 
 def sent(before: KRaftState, after: KRaftState) -> list[tuple]:
     """The messages a step sent (their count went up), not counting a faithful variant's
-    request that only stopped being expected (`model.kraft.channels.reset`)."""
+    request that only stopped being expected (`model.kraft.kafka.channels.reset`)."""
     had = dict(before.messages)
     stale = {m[:-1] for m in had if m[0] in msg.REQUESTS}
     return [m for m, c in after.messages if c > had.get(m, 0) and not (m[0] in msg.REQUESTS and m[:-1] in stale)]
