@@ -169,7 +169,9 @@ def test_a_restart_loses_the_leaders_unflushed_tail_and_an_older_file_yields_to_
 def test_under_kip853_a_voter_on_a_new_disk_is_refused_and_not_counted():
     """`isValidVoterKey`, `handleVoteRequest` and `LeaderState.updateReplicaState` @ 3.9.0-rc3: a
     request for the old directory id is refused INVALID_VOTER_KEY, and an observer's fetch moves
-    no HW. Under static voters the same voter grants its vote."""
+    no HW, while a FETCH its sender sent before it lost its disk carries the old key and counts
+    (`handleFetchRequest` takes the key from the request). Under static voters the same voter
+    grants its vote."""
     s = _step(_state(epoch=(1, 1, 1)), ("LoseDisk", 1))
     assert (s.epoch[0], s.log[0], s.directory[0], s.disk_losses) == (0, (), 1, 1)
     asked = _vote_request(s, 2, 1, 2, 1, 1)
@@ -178,9 +180,11 @@ def test_under_kip853_a_voter_on_a_new_disk_is_refused_and_not_counted():
     leader = s._replace(role=(FOLLOWER, LEADER, FOLLOWER), epoch=(1, 1, 1), leader=(2, 2, 2),
                         log=((), ((1, CONTROL),), ()), flushed=(0, 1, 0), start_offset=(0, 0, 0),
                         end_offset=((0,) * 3, (0, 1, 0), (0,) * 3),
-                        messages=(((msg.FETCH_REQUEST, 1, 2, 1, 1, 1, LIVE), 1),))
+                        messages=(((msg.FETCH_REQUEST, 1, 2, 1, 1, 1, 1, LIVE), 1),))
     assert _step(leader, ("HandleFetchRequest", 2), "kip853").hw[1] == 0
     assert _step(leader, ("HandleFetchRequest", 2), "kip595").hw[1] == 1
+    sent_before = leader._replace(messages=(((msg.FETCH_REQUEST, 1, 2, 1, 1, 1, 0, LIVE), 1),))
+    assert _step(sent_before, ("HandleFetchRequest", 2), "kip853").hw[1] == 1  # the key the FETCH carries counts
 
 
 def test_a_stale_request_is_handled_and_its_answer_dropped():
@@ -280,8 +284,8 @@ DISK_LOSS = Path(__file__).resolve().parent / "data" / "kraft" / "kip595-disk-lo
 
 
 def test_a_voter_on_a_new_disk_votes_again_under_static_voters_and_kip853_refuses_it():
-    """3.8's voters are node ids: the leader that lost its disk comes back in epoch 0 and grants
-    its vote for the epoch it led to a candidate without the acknowledged value, which wins.
+    """3.8's voters are node ids: the voter that lost its disk comes back in epoch 0 and grants
+    its vote, for an epoch it voted in, to a candidate without the acknowledged value, which wins.
     With KIP-853's directory ids the same steps replay up to that vote, which is refused
     (INVALID_VOTER_KEY)."""
     from traces.explain import explain
@@ -296,8 +300,9 @@ def test_a_voter_on_a_new_disk_votes_again_under_static_voters_and_kip853_refuse
     assert told[1] == ("Cause: a voter that lost its disk voted again, for a candidate without the record "
                        "(vote-after-lost-disk).")
     assert model.audit(trace).conclusion() == "every step as Kafka 3.3 to 3.8"
-    vote = next(k for k, step in enumerate(trace.steps, 1) if step.action[0] == "HandleVoteRequest"
-                and step.action[1] == trace.steps[kinds.index("LoseDisk")].action[1])
+    lost = kinds.index("LoseDisk")
+    vote = next(k for k, step in enumerate(trace.steps, 1) if k > lost + 1 and step.action[0] == "HandleVoteRequest"
+                and step.action[1] == trace.steps[lost].action[1])
     directory_ids = build_model("kraft", "kip595+voter-key=directory", **model.parameters())
     assert trace.first_unreplayed(directory_ids) == vote
 

@@ -36,12 +36,11 @@ def diagnose(trace: Trace) -> Diagnosis | None:
         return None
     last = states[-1]
     newest = max(last.epoch)
-    leader = next((i for i, r in enumerate(last.role) if r == LEADER and last.epoch[i] == newest), None)
-    lost = [v for v, a in enumerate(last.acked, 1) if a == ACKED and _holds(last, leader, v) is None] \
-        if leader is not None else []
-    if not lost:
+    missing = [(i, v) for i, r in enumerate(last.role) if r == LEADER and last.epoch[i] == newest
+               for v, a in enumerate(last.acked, 1) if a == ACKED and _holds(last, i, v) is None]
+    if not missing:  # (the epoch may have two leaders: the one that lacks the value is the loss)
         return None
-    value = lost[0]
+    leader, value = missing[0]
     acked = next(k for k in range(1, len(states)) if states[k].acked[value - 1] == ACKED)
     for k in range(len(trace.steps), 0, -1):
         action, before, after = trace.steps[k - 1].action, states[k - 1], states[k]

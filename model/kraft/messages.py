@@ -8,7 +8,8 @@ Nil, and the epoch is the sender's, or for a response the one the answer is abou
     Vote response             leader known, granted (0/1), error
     BeginQuorumEpoch          -
     BeginQuorumEpoch response error; in the faithful variants also the leader known
-    FETCH                     fetch offset, last fetched epoch
+    FETCH                     fetch offset, last fetched epoch; in the faithful variants also
+                              the fetcher's directory id
     FETCH response            result, error, leader, HW, diverging epoch, diverging end offset,
                               the records sent ((epoch, value) pairs), and in variant `tla` the
                               FETCH it answers (empty in the faithful variants)

@@ -190,10 +190,12 @@ ROWS = (
     _row("lost-disk", "a voter on a new disk", "voter-key",
          "`id`: the voter comes back unattached in epoch 0 with an empty log and is the same voter, so it may vote "
          "again in an epoch where it voted; `directory`: it comes back with a new directory id, an observer: it "
-         "never stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count",
+         "never stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count (a "
+         "FETCH counts for the replica key it carries: one sent before the disk was lost still counts)",
          "`QuorumState.initialize` (no file: epoch 0), `QuorumState.isVoter` by id @ 3.8.0; "
          "`KafkaRaftClient.isValidVoterKey`, `KafkaRaftClient.handleVoteRequest`, "
-         "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
+         "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `KafkaRaftClient.handleFetchRequest` (the FETCH's "
+         "replica key), `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
          (AS_KAFKA, "all", ""),
          steps=("LoseDisk",)),
     _row("not-modelled", "what the model leaves out", None,

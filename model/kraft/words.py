@@ -36,7 +36,8 @@ def message(m: tuple) -> str:
     if kind == msg.VOTE_REQUEST:
         return f"{head} (log ends e{m[4]} offset {m[5]})"
     if kind == msg.FETCH_REQUEST:
-        return f"{head} (offset {msg.fetch_offset(m)}, last epoch {msg.last_fetched_epoch(m)})"
+        directory = f", directory {m[6]}" if len(m) > 7 and m[6] else ""  # a faithful FETCH after a lost disk
+        return f"{head} (offset {msg.fetch_offset(m)}, last epoch {msg.last_fetched_epoch(m)}{directory})"
     if kind == msg.VOTE_RESPONSE:
         answer = msg.fields(m)
         said = "granted" if answer.granted else "refused"

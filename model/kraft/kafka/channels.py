@@ -11,7 +11,7 @@ whether its sender still expects the answer, and its own fields:
     Vote response             A leader known, B granted, C error
     BeginQuorumEpoch          -
     BeginQuorumEpoch response A error, B leader known
-    FETCH                     A fetch offset, B last fetched epoch
+    FETCH                     A fetch offset, B last fetched epoch, C the fetcher's directory id
     FETCH response            A result, B error, C leader, D HW, E diverging epoch,
                               F diverging end offset, then the records it carries
 
@@ -61,11 +61,11 @@ def free(s, lay, i, j):
 
 
 @kernel
-def send(t, lay, i, j, kind, epoch, a, b):
-    """Voter i sends voter j a request of type `kind` carrying `epoch` and fields a, b, and
+def send(t, lay, i, j, kind, epoch, a, b, c):
+    """Voter i sends voter j a request of type `kind` carrying `epoch` and fields a, b, c, and
     expects the answer."""
     at = connection(lay, i, j)
-    t[at + KIND], t[at + EPOCH_SENT], t[at + LIVE], t[at + A], t[at + B] = kind, epoch, EXPECTED, a, b
+    t[at + KIND], t[at + EPOCH_SENT], t[at + LIVE], t[at + A], t[at + B], t[at + C] = kind, epoch, EXPECTED, a, b, c
 
 
 @kernel

@@ -17,7 +17,7 @@ from .channels import connection, is_request
 from .layout import (DIRECTORY, DISK_LOSSES, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, KIND, LIVE,
                      START_OFFSET, A, KafkaLayout)
 
-FIELDS = {VOTE_REQUEST: 2, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 0, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 2,
+FIELDS = {VOTE_REQUEST: 2, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 0, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 3,
           FETCH_RESPONSE: 6}
 """How many of a record's fields A, B, ... each type of message uses."""
 

@@ -68,7 +68,7 @@ def send_vote_requests(s, lay, out, acts, tally, n, i):
     t = emit(s, out, acts, n, action_code(SEND_VOTE_REQUESTS, i + 1, 0, 0))
     for j in range(lay.replicas):
         if _unasked(s, lay, i, j):
-            send(t, lay, i, j, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i))
+            send(t, lay, i, j, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i), 0)
     return n + 1
 
 
@@ -156,7 +156,7 @@ def send_begin_quorum(s, lay, out, acts, tally, n, i):
     t = emit(s, out, acts, n, action_code(SEND_BEGIN_QUORUM, i + 1, 0, 0))
     for j in range(lay.replicas):
         if _untold(s, lay, i, j):
-            send(t, lay, i, j, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), 0, 0)
+            send(t, lay, i, j, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), 0, 0, 0)
     return n + 1
 
 

@@ -25,22 +25,24 @@ from .channels import answer, clear, free, send
 from .epoch_cache import diverging, truncation_offset
 from .guards import FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, VALUE_UNWRITTEN
 from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
-from .layout import ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, START_OFFSET, LIVE, A, B, C, D, E, F, in_poll, \
-    log_end
+from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, START_OFFSET, LIVE, A, B, C, D, E, F,
+                     in_poll, log_end)
 from .leader_state import counted
-from .quorum_state import common_response, illegal, is_voter
+from .quorum_state import common_response, illegal, is_voter_key
 
 
 @kernel
 def send_fetch(s, lay, out, acts, tally, n, i):
     """A follower asks its leader for the records after its log end (`buildFetchRequest`: its
-    epoch, its LEO as the fetch offset, the epoch of its last record)."""
+    epoch, its LEO as the fetch offset, the epoch of its last record, and its replica key: its
+    node id and directory id)."""
     leader = get(s, lay, i, LEADER_AT)
     if not holds(tally, FOLLOWER_FREE, get(s, lay, i, ROLE) == FOLLOWER and leader > 0 and
                  free(s, lay, i, leader - 1)):
         return n
     t = emit(s, out, acts, n, action_code(SEND_FETCH, i + 1, leader, 0))
-    send(t, lay, i, leader - 1, FETCH_REQUEST, get(s, lay, i, EPOCH), log_end(s, lay, i), last_epoch(s, lay, i))
+    send(t, lay, i, leader - 1, FETCH_REQUEST, get(s, lay, i, EPOCH), log_end(s, lay, i), last_epoch(s, lay, i),
+         get(s, lay, i, DIRECTORY))
     return n + 1
 
 
@@ -50,9 +52,12 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
     answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a voter that does not lead
     NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging
     epoch (`validateOffsetAndEpoch`); else the leader sends every record from the fetch offset
-    on with its HW, and if the fetcher is a voter, records its fetch offset as its end offset
-    and updates the HW (an observer's fetches count for nothing)."""
+    on with its HW, and if the FETCH's replica key is a voter's, records its fetch offset as that
+    voter's end offset and updates the HW (an observer's fetches count for nothing). The key is
+    the one the FETCH carries (`ReplicaKey.of(replicaId, replicaDirectoryId)`): a FETCH sent
+    before its sender lost its disk still counts for the voter it was."""
     epoch, live, offset, last = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A]), int(s[at + B])
+    directory = s[at + C]
     t = emit(s, out, acts, n, action_code(HANDLE_FETCH_REQUEST, i + 1, f + 1, epoch))
     clear(t, lay, at)
     mine = get(t, lay, i, EPOCH)
@@ -67,7 +72,7 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
         if live:
             answer(t, lay, at, FETCH_RESPONSE, mine, DIVERGING, 0, i + 1, get(t, lay, i, HW), end_epoch, end)
         return n + 1
-    if is_voter(t, lay, f):
+    if is_voter_key(lay, directory):
         counted(t, lay, i, f, offset)
     if live:
         answer(t, lay, at, FETCH_RESPONSE, mine, OK, 0, i + 1, get(t, lay, i, HW), 0, 0)

@@ -186,11 +186,18 @@ def restore(t, lay, i):
 
 
 @kernel
+def is_voter_key(lay, directory):
+    """A replica key (a voter's node id with directory id `directory`) is that voter's: always
+    when voters are known by node id (KIP-595); under KIP-853 only with the directory id the
+    voter set names, the voter's first (`VoterSet.isVoter` on the ReplicaKey), not the new one
+    a lost disk gave it."""
+    return not lay.directory_ids or directory == 0
+
+
+@kernel
 def is_voter(t, lay, i):
-    """Voter i counts as the voter of its id: always when voters are known by node id
-    (KIP-595); under KIP-853 only with the directory id the voter set names, its first
-    (`VoterSet.isVoter` on the ReplicaKey), not the new one a lost disk gave it."""
-    return not lay.directory_ids or get(t, lay, i, DIRECTORY) == 0
+    """Voter i, with the directory id it has now, counts as the voter of its id (`is_voter_key`)."""
+    return is_voter_key(lay, get(t, lay, i, DIRECTORY))
 
 
 @kernel
