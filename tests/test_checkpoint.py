@@ -38,6 +38,8 @@ CASES = {
                                                   "strong-isr")),
     # kraft, the TLA+ specification's steps with one restart: its own NoIllegalState fails, and the HW goes back
     "kraft": ("kraft", "tla", {"max_elections": 1, "max_restarts": 1}, ()),
+    # kraft, Kafka 3.8's steps, one controller: a record acknowledged before its flush is lost in a crash
+    "kraft-kafka": ("kraft", "kip595", {"replicas": 1, "max_elections": 2, "max_restarts": 1}, ()),
 }
 
 
@@ -64,7 +66,7 @@ def _search(engine, sc_, model, invariants, symmetry, saver=None, max_depth=None
 
 
 @pytest.mark.parametrize("case, writer, reader", [("spec", "local", "local"), ("fetch", "spark", "local"),
-                                                  ("kraft", "local", "spark")])
+                                                  ("kraft", "local", "spark"), ("kraft-kafka", "local", "local")])
 def test_a_search_stopped_at_any_level_resumes_to_the_uninterrupted_result(sc, tmp_path, case, writer, reader):
     """A run stopped at depth k (here by --max-depth) and resumed, on the other engine and at
     another partition count (local to Spark: see the SIGKILL tests), ends with the counts, per-level figures, verdicts and shortest

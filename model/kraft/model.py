@@ -59,14 +59,15 @@ class KRaftModel:
 
     def _faithful_kernel(self, rule_set) -> Kernel:
         """A faithful variant's compiled kernel (`model.kraft.kafka`), its rule set carried in
-        the layout."""
+        the layout. Its codes name voters 1..n, so coverage is kept per action, not per replica
+        (whose ids the coverage report reads as 0-based)."""
         b, rules = self.bounds, rules_of(rule_set)
         lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
                            rules.periodic_begin_quorum, rules.directory_ids)
         return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
                       kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),
                       lambda row: kafka_codec.decode(row, lay), b.replicas, *_property_names(),
-                      guards=kafka_guards.BOOK)
+                      guards=kafka_guards.BOOK, replica_acts=tuple(False for _ in kafka_kinds.ACTION_KINDS))
 
     def parameters(self) -> dict[str, int]:
         """The bounds, by their Python names."""
