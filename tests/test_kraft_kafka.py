@@ -318,3 +318,32 @@ def test_distinguish_steps_two_variants_without_a_kernel():
     apart = run_json("distinguish", "--model", "kraft", "--variants", "tla,kip595", "--invariant", "no-illegal-state",
                      "--max-restarts", "1", "--engine", "local")
     assert (apart["found"], apart["complete"], apart["depth"]) == (False, True, 1)
+
+
+FIGURE_8 = Path(__file__).resolve().parents[1] / "examples" / "kraft-figure-8.json"
+"""Raft's Figure 8 told as KRaft steps (3 voters, 1 value, 4 elections), under
+kip595+commit-rule=majority: docs/models/kraft.md tells it."""
+
+
+def test_figure_8_loses_a_value_only_without_kafkas_commit_rule():
+    """`LeaderState.maybeUpdateHighWatermark` @ 3.8.0 moves the HW only past the epoch's start
+    offset. Without that condition (commit-rule=majority, no release) n1, leading epoch 3,
+    commits v1 of epoch 1 on n3's FETCH, and n3 then elects n2, whose log ends in epoch 2
+    without v1. Under kip595 itself the same steps replay, and v1 is never acknowledged."""
+    from traces.explain import explain
+    from traces.replay import verify_trace
+    from traces.store import load_trace
+
+    trace, model = load_trace(FIGURE_8)
+    verify_trace(trace, model)
+    assert trace.variant == "kip595+commit-rule=majority" and model.parameters()["max_elections"] == 4
+    told = explain(trace, model)
+    assert told[2] == "Cause: a majority counted for a record of an earlier epoch (Raft's Figure 8) (earlier-epoch-counted)."
+    assert model.audit(trace).not_judged.startswith("rule set kip595+commit-rule=majority switches commit-rule=majority")
+    acked = select("kraft", ["leader-has-acked-values"])[0]
+    assert not acked.holds(trace.states()[-1])
+    kafka = build_model("kraft", "kip595", **model.parameters())
+    state = kafka.initial_states()[0]
+    for step in trace.steps:  # the same actions, each enabled, under Kafka's own commit rule
+        state = dict(kafka.successors(state))[step.action]
+        assert acked.holds(state) and ACKED not in state.acked

@@ -1,6 +1,6 @@
 """Why a `kraft` counterexample of `leader-has-acked-values` fails (see `traces.diagnosis` for
 the partition models): an acknowledged value is missing from the newest leader's log, and the
-trace says how. Two causes are recognised, each from the trace alone:
+trace says how. Three causes are recognised, each from the trace alone:
 
 - `unflushed-tail-lost-in-crash`: a voter that held the value, unflushed, crashed and lost it;
   the value had been acknowledged by a leader that counted its own unflushed log end towards
@@ -9,6 +9,11 @@ trace says how. Two causes are recognised, each from the trace alone:
 - `vote-after-lost-disk`: a voter that had held the value came back on an empty disk and, still
   a voter under static voters, granted its vote to a candidate without the value, which won.
   Culprits: the acknowledgement, the lost disk and the vote.
+- `earlier-epoch-counted`: a leader moved its HW over the value, a record of an earlier epoch,
+  on a majority that had not reached the start of its own epoch (the rule `commit-rule` switched
+  to `majority`, which no release does), and a candidate whose log ends in a later epoch but
+  lacks the value won a vote from that majority: Raft's Figure 8. Culprits: the
+  acknowledgement and the vote.
 
 `render` words a diagnosis as `traces.explain` does the others, and `culprit_line` each culprit.
 """
@@ -16,7 +21,7 @@ trace says how. Two causes are recognised, each from the trace alone:
 from __future__ import annotations
 
 from model.kraft import messages as msg
-from model.kraft.state import ACKED, LEADER
+from model.kraft.state import ACKED, LEADER, last_epoch
 from model.kraft.words import entry, voter
 
 from .cause import Cause, Culprit, Damage, Diagnosis
@@ -42,6 +47,9 @@ def diagnose(trace: Trace) -> Diagnosis | None:
         return None
     leader, value = missing[0]
     acked = next(k for k in range(1, len(states)) if states[k].acked[value - 1] == ACKED)
+    early = _earlier_epoch_commit(trace, states, acked, leader, value)
+    if early is not None:
+        return early
     for k in range(len(trace.steps), 0, -1):
         action, before, after = trace.steps[k - 1].action, states[k - 1], states[k]
         who = action[1] - 1
@@ -59,6 +67,30 @@ def diagnose(trace: Trace) -> Diagnosis | None:
                             Culprit(vote[0], "vote", who, peer=leader))
                 return Diagnosis(Cause.VOTE_AFTER_LOST_DISK, trace.invariant, len(trace), damage, culprits)
     return None
+
+
+def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: int) -> Diagnosis | None:
+    """The Figure 8 diagnosis, when the step that acknowledged `value` moved a faithful leader's
+    HW only as far as its own epoch's start offset (the record committed was of an earlier
+    epoch), and `leader` (index), lacking it, won a vote of a later epoch (after the
+    acknowledgement, or before it while the older leader still led)."""
+    after, committer = states[acked], trace.steps[acked - 1].action[1] - 1
+    offset = _holds(after, committer, value)
+    if not after.start_offset or offset is None or after.role[committer] != LEADER \
+            or after.hw[committer] > after.start_offset[committer]:
+        return None
+    record = after.log[committer][offset]
+    won = next((k for k in range(len(states) - 1, 0, -1) if states[k].role[leader] == LEADER
+                and states[k - 1].role[leader] != LEADER), None)
+    vote = next((k for k in range(won - 1, 0, -1) if trace.steps[k - 1].action[0] == "HandleVoteRequest"
+                 and trace.steps[k - 1].action[2] == leader + 1), None) if won else None
+    if vote is None:
+        return None
+    voter_index = trace.steps[vote - 1].action[1] - 1
+    damage = Damage(won, "elected", leader, peer=committer, offset=offset, record=record)
+    culprits = (Culprit(acked, "earlier-commit", committer, record=record),
+                Culprit(vote, "later-epoch-vote", voter_index, peer=leader, record=record))
+    return Diagnosis(Cause.EARLIER_EPOCH_COUNTED, trace.invariant, len(trace), damage, culprits)
 
 
 def _ack(trace: Trace, step: int, record: tuple) -> Culprit:
@@ -89,10 +121,21 @@ def culprit_line(c: Culprit, page) -> str:
     who, value = voter(c.replica + 1), entry(*c.record) if c.record else ""
     if c.role == "ack":
         return f"{who} acknowledged {value} at {page.step(c.step)}: its HW passed it."
+    if c.role == "earlier-commit":
+        state = page.trace.states()[c.step]
+        return (f"At step {c.step}, {who}, leader in epoch {state.epoch[c.replica]}, moved its HW to "
+                f"{state.hw[c.replica]} over {value}, a record of an earlier epoch, on a majority that had not reached "
+                f"its own epoch's start (offset {state.start_offset[c.replica]}): {page.words[c.step]}. {value} was "
+                f"acknowledged though no record of epoch {state.epoch[c.replica]} was committed.")
     if c.role == "disk-loss":
         return (f"At step {c.step}, {who}, which had held {value}, came back on a new, empty disk: "
                 f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
                 f"log and no memory of its votes.")
+    if c.role == "later-epoch-vote":
+        before = page.trace.states()[c.step - 1]
+        return (f"At step {c.step}, {who}, holding {value}, granted {voter(c.peer + 1)} its vote: "
+                f"{voter(c.peer + 1)}'s log ends in epoch {last_epoch(before.log[c.peer])}, later than its own "
+                f"(epoch {last_epoch(before.log[c.replica])}): {page.words[c.step]}.")
     return (f"At step {c.step}, {who} granted {voter(c.peer + 1)} its vote, as {voter(c.peer + 1)}'s log was at "
             f"least as up to date as its empty one: {page.words[c.step]}.")
 
@@ -113,6 +156,15 @@ def render(d: Diagnosis, page) -> list[str]:
             lines.append("With three voters the same crash loses nothing: a follower acknowledges a record only by "
                          "its next FETCH, which the leader handles after its flush.")
         return lines
+    if d.kind is Cause.EARLIER_EPOCH_COUNTED:
+        return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: "
+                 f"{page.words[dmg.step]}."]
+                + [culprit_line(c, page) for c in d.culprits]
+                + ["A voter that holds a record of an earlier epoch may still vote for a candidate whose log ends in a "
+                   "later one without it, so a majority holding that record commits nothing (Raft's Figure 8). Kafka's "
+                   "LeaderState.maybeUpdateHighWatermark moves the HW only once a majority has passed the start of "
+                   "the leader's own epoch, its LeaderChange record (rule commit-rule, choice epoch-start): in every "
+                   "release this acknowledgement waits, and the same steps lose nothing."])
     return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: {page.words[dmg.step]}."]
             + [culprit_line(c, page) for c in d.culprits]
             + ["KIP-853 (Kafka 3.9 on kraft.version 1) knows a voter by node id and directory id: the voter on the "

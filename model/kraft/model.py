@@ -63,7 +63,7 @@ class KRaftModel:
         (whose ids the coverage report reads as 0-based)."""
         b, rules = self.bounds, rules_of(rule_set)
         lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
-                           rules.periodic_begin_quorum, rules.directory_ids)
+                           rules.periodic_begin_quorum, rules.directory_ids, rules.commit_past_epoch_start)
         return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
                       kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),
                       lambda row: kafka_codec.decode(row, lay), b.replicas, *_property_names(),

@@ -135,10 +135,11 @@ ROWS = (
           "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
           "snapshots"),
          steps=("SendFetch", "HandleFetchRequest")),
-    _row("high-watermark", "the leader's HW", None,
+    _row("high-watermark", "the leader's HW", "commit-rule",
          "the voters' end offsets (each follower's last fetch offset, the leader's own LEO as it last counted it), "
-         "sorted from the highest: the one at index n/2 becomes the HW if it passes the epoch's start offset and the "
-         "HW; a client value is acknowledged when the HW passes it; an observer's fetches count for nothing",
+         "sorted from the highest: the one at index n/2 becomes the HW if it passes the HW and (`epoch-start`) the "
+         "epoch's start offset; `majority` (no release) drops that second condition; a client value is acknowledged "
+         "when the HW passes it; an observer's fetches count for nothing",
          "`LeaderState.maybeUpdateHighWatermark`, `LeaderState.updateReplicaState`, `LeaderState.updateLocalState`, "
          "`KafkaRaftClient.onUpdateLeaderHighWatermark` @ 3.8.0, 3.9.0-rc3",
          (AS_KAFKA, "all", ""),

@@ -5,9 +5,10 @@ every choice is cited to the Kafka code that has it; `--rule` switches any of th
 (`model.rules`). Variant `tla` is no preset: its steps are the TLA+ specification's, written
 apart (`model.kraft.tla`), and no rule switches them.
 
-    rule           kip595               kafka39    kip853
-    begin-quorum   until-acknowledged   periodic   periodic
-    voter-key      id                   id         directory
+    rule           kip595               kafka39       kip853
+    begin-quorum   until-acknowledged   periodic      periodic
+    voter-key      id                   id            directory
+    commit-rule    epoch-start          epoch-start   epoch-start
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ BEGIN_QUORUM = Rule("begin-quorum", "to which voters a leader sends BeginQuorumE
                           "FETCH (3.3 to 3.8)",
     "periodic": "to every voter, again and again (every fetch.timeout.ms / 2), acknowledged or not (3.9)"})
 
-RULES = (BEGIN_QUORUM, VOTER_KEY)
+COMMIT_RULE = Rule("commit-rule", "which records a leader's HW may pass", {
+    "majority": "any record a majority of the voters has reached, whatever its epoch: plain majority replication, "
+                "which Raft's Figure 8 shows loses committed records (no Kafka release; a choice to ablate)",
+    "epoch-start": "only once a majority has reached past the start of the leader's own epoch, its LeaderChange "
+                   "record, so records of earlier epochs are committed by one of its own (every release)"})
+
+RULES = (BEGIN_QUORUM, VOTER_KEY, COMMIT_RULE)
 
 
 class KRaftVariant(NamedTuple):
@@ -45,11 +52,12 @@ class KRaftVariant(NamedTuple):
 
 VARIANTS = {
     "kip595": KRaftVariant("3.3 to 3.8", "static voters (controller.quorum.voters): a voter is its node id",
-                           {"begin-quorum": "until-acknowledged", "voter-key": "id"}),
+                           {"begin-quorum": "until-acknowledged", "voter-key": "id", "commit-rule": "epoch-start"}),
     "kafka39": KRaftVariant("3.9 on kraft.version 0", "kip595 with BeginQuorumEpoch sent periodically; still static "
-                            "voters", {"begin-quorum": "periodic", "voter-key": "id"}),
+                            "voters", {"begin-quorum": "periodic", "voter-key": "id", "commit-rule": "epoch-start"}),
     "kip853": KRaftVariant("3.9 on kraft.version 1", "kafka39 with dynamic voters' identities: a voter is its node id "
-                           "and directory id (KIP-853)", {"begin-quorum": "periodic", "voter-key": "directory"}),
+                           "and directory id (KIP-853)",
+                           {"begin-quorum": "periodic", "voter-key": "directory", "commit-rule": "epoch-start"}),
 }
 
 RELEASES = {"kip595": ("3.3", "3.4", "3.5", "3.6", "3.7", "3.8"), "kafka39": ("3.9",), "kip853": ("3.9",)}
@@ -71,9 +79,13 @@ class Rules(NamedTuple):
     that have not acknowledged its epoch."""
     directory_ids: bool
     """Voters are known by node id and directory id (KIP-853), not node id alone."""
+    commit_past_epoch_start: bool
+    """A leader's HW moves only once a majority has passed its epoch's start offset (every
+    release), not to whatever a majority has reached."""
 
 
 def rules_of(rule_set: RuleSet) -> Rules:
     """The choices of a faithful rule set, as the steps read them."""
     return Rules(periodic_begin_quorum=rule_set.choices["begin-quorum"] == "periodic",
-                 directory_ids=rule_set.choices["voter-key"] == "directory")
+                 directory_ids=rule_set.choices["voter-key"] == "directory",
+                 commit_past_epoch_start=rule_set.choices["commit-rule"] == "epoch-start")

@@ -51,6 +51,7 @@ class KafkaLayout(NamedTuple):
     max_disk_losses: int
     periodic_begin_quorum: bool
     directory_ids: bool
+    commit_past_epoch_start: bool
     log_capacity: int
     width: int
     voter_base: int
@@ -61,7 +62,7 @@ class KafkaLayout(NamedTuple):
 
 
 def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk_losses: int,
-                 periodic_begin_quorum: bool, directory_ids: bool) -> KafkaLayout:
+                 periodic_begin_quorum: bool, directory_ids: bool, commit_past_epoch_start: bool) -> KafkaLayout:
     """The layout for these bounds and rules. A log holds at most one LeaderChange record per
     election and every client value once. Rows are padded to a multiple of 8 slots."""
     logs = elections + values
@@ -71,8 +72,8 @@ def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk
     channel_base = base + replicas * stride
     record = ENTRY_PAIRS + 2 * logs
     width = -(-(channel_base + replicas * (replicas - 1) * record) // 8) * 8
-    return KafkaLayout(replicas, values, elections, restarts, disk_losses, periodic_begin_quorum, directory_ids, logs,
-                       width, base, stride, end_offset_at, channel_base, record)
+    return KafkaLayout(replicas, values, elections, restarts, disk_losses, periodic_begin_quorum, directory_ids,
+                       commit_past_epoch_start, logs, width, base, stride, end_offset_at, channel_base, record)
 
 
 @kernel

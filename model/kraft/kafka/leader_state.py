@@ -32,10 +32,10 @@ def majority_end_offset(s, lay, i):
 def update_high_watermark(t, lay, i):
     """Leader i after `maybeUpdateHighWatermark`: its HW goes up to the majority's end offset
     if that passes the epoch's start offset (so a majority holds the epoch's first record, the
-    LeaderChange record) and the HW it has; the client values the HW passed are acknowledged
-    (the append futures complete)."""
+    LeaderChange record; rule `commit-rule`, choice epoch-start) and the HW it has; the client
+    values the HW passed are acknowledged (the append futures complete)."""
     offset, hw = majority_end_offset(t, lay, i), get(t, lay, i, HW)
-    if offset <= get(t, lay, i, START_OFFSET) or offset <= hw:
+    if (lay.commit_past_epoch_start and offset <= get(t, lay, i, START_OFFSET)) or offset <= hw:
         return
     for k in range(hw + 1, offset + 1):
         v = entry_value(t, lay, i, k)
