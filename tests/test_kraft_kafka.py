@@ -347,3 +347,15 @@ def test_figure_8_loses_a_value_only_without_kafkas_commit_rule():
     for step in trace.steps:  # the same actions, each enabled, under Kafka's own commit rule
         state = dict(kafka.successors(state))[step.action]
         assert acked.holds(state) and ACKED not in state.acked
+
+
+def test_figure_8_found_by_a_walk_is_explained_the_same_way():
+    """The trace `simulate` found (seed 1; docs/models/kraft.md): the candidate without v1 wins
+    epoch 4 first, and the leader of epoch 3 acknowledges v1 one step later."""
+    from traces.explain import explain
+    from traces.store import load_trace
+
+    trace, model = load_trace(Path(__file__).resolve().parent / "data" / "kraft" / "figure-8-walk.json")
+    told = explain(trace, model)
+    assert told[2] == "Cause: a majority counted for a record of an earlier epoch (Raft's Figure 8) (earlier-epoch-counted)."
+    assert trace.steps[-1].action[0] == "HandleFetchRequest"
