@@ -10,37 +10,20 @@ from checker.kernel.jit import kernel
 from checker.kernel.symmetry import rename_set
 
 from ..messages import BEGIN_QUORUM_RESPONSE, FETCH_RESPONSE, VOTE_RESPONSE
-from ..tla.layout import LEADER, VOTED_FOR, VOTES, get, put
+from ..tla.layout import get, put
+from ..tla.symmetry import permute_voters, renamed_voter
 from .channels import connection
 from .layout import HEARD, KIND, A, B, C
 
 
 @kernel
-def _voter(perm, v):
-    """Voter v (1..n; 0 is Nil) renamed."""
-    return perm[v - 1] + 1 if v > 0 else 0
-
-
-@kernel
 def permute_head(s, lay, perm, t):
     """Write into t's first slots the header and the voter blocks of `s` with every voter
-    renamed perm[index]. Returns how many slots that is: renamings are compared on them before
-    the network is renamed."""
-    for x in range(lay.voter_base):
-        t[x] = s[x]
+    renamed perm[index] (the voters heard from too). Returns how many slots that is: renamings
+    are compared on them before the network is renamed."""
+    permute_voters(s, lay, perm, t)
     for i in range(lay.replicas):
-        r = perm[i]
-        source, target = lay.voter_base + i * lay.voter_stride, lay.voter_base + r * lay.voter_stride
-        for x in range(lay.voter_stride):
-            t[target + x] = s[source + x]
-        put(t, lay, r, VOTED_FOR, _voter(perm, get(s, lay, i, VOTED_FOR)))
-        put(t, lay, r, LEADER, _voter(perm, get(s, lay, i, LEADER)))
-        put(t, lay, r, VOTES, rename_set(perm, get(s, lay, i, VOTES)))
-        put(t, lay, r, HEARD, rename_set(perm, get(s, lay, i, HEARD)))
-        base = lay.voter_base + r * lay.voter_stride + lay.end_offset_at
-        source = lay.voter_base + i * lay.voter_stride + lay.end_offset_at
-        for k in range(lay.replicas):
-            t[base + perm[k]] = s[source + k]
+        put(t, lay, perm[i], HEARD, rename_set(perm, get(s, lay, i, HEARD)))
     return lay.channel_base
 
 
@@ -59,8 +42,8 @@ def permute(s, lay, perm, t):
                 t[target + x] = s[source + x]
             kind = s[source + KIND]
             if kind == VOTE_RESPONSE:
-                t[target + A] = _voter(perm, s[source + A])
+                t[target + A] = renamed_voter(perm, s[source + A])
             elif kind == BEGIN_QUORUM_RESPONSE:
-                t[target + B] = _voter(perm, s[source + B])
+                t[target + B] = renamed_voter(perm, s[source + B])
             elif kind == FETCH_RESPONSE:
-                t[target + C] = _voter(perm, s[source + C])
+                t[target + C] = renamed_voter(perm, s[source + C])
