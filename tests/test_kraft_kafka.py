@@ -14,7 +14,6 @@ import pytest
 
 from checker.kernel.symmetry import permutations as symmetric_renamings
 from checker.kernel.traces import Reducer
-from checker.local import explore
 from conftest import run_cli, run_json
 from invariants.registry import select
 from kraft_renaming import renamed, representative
@@ -263,19 +262,6 @@ def test_the_tla_variant_takes_no_rule_and_no_lost_disk():
 def test_the_docs_rule_table_is_generated_from_the_data():
     assert rewritten(DOC.read_text()) == DOC.read_text()
     assert all(row.sources and row.statuses for row in ROWS)
-
-
-def test_the_search_with_symmetry_stores_one_state_per_orbit():
-    model = _model("kafka39", max_records=1, max_elections=1, max_restarts=0, max_disk_losses=0)
-    local = explore(model, select("kraft", []), stop_at_first=False, symmetry=True)
-    assert local.distinct_states == len({representative(s) for s in _all(model)})
-
-
-def _all(model):
-    seen, frontier = set(model.initial_states()), list(model.initial_states())
-    while frontier:
-        frontier = [t for s in frontier for _, t in model.successors(s) if not (t in seen or seen.add(t))]
-    return seen
 
 
 DISK_LOSS = Path(__file__).resolve().parent / "data" / "kraft" / "kip595-disk-loss.json"
