@@ -80,10 +80,13 @@ def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: 
             or after.hw[committer] > after.start_offset[committer]:
         return None
     record = after.log[committer][offset]
-    won = next((k for k in range(len(states) - 1, 0, -1) if states[k].role[leader] == LEADER
-                and states[k - 1].role[leader] != LEADER), None)
+    elections = _elected(states, leader)
+    if not elections:
+        return None
+    won = elections[-1]
     vote = next((k for k in range(won - 1, 0, -1) if trace.steps[k - 1].action[0] == "HandleVoteRequest"
-                 and trace.steps[k - 1].action[2] == leader + 1), None) if won else None
+                 and trace.steps[k - 1].action[2] == leader + 1
+                 and states[k].voted_for[trace.steps[k - 1].action[1] - 1] == leader + 1), None)
     if vote is None:
         return None
     voter_index = trace.steps[vote - 1].action[1] - 1
@@ -91,6 +94,11 @@ def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: 
     culprits = (Culprit(acked, "earlier-commit", committer, record=record),
                 Culprit(vote, "later-epoch-vote", voter_index, peer=leader, record=record))
     return Diagnosis(Cause.EARLIER_EPOCH_COUNTED, trace.invariant, len(trace), damage, culprits)
+
+
+def _elected(states, who: int) -> list[int]:
+    """The steps at which voter `who` (index) became leader, in order."""
+    return [k for k in range(1, len(states)) if states[k].role[who] == LEADER and states[k - 1].role[who] != LEADER]
 
 
 def _ack(trace: Trace, step: int, record: tuple) -> Culprit:
@@ -108,11 +116,9 @@ def _vote(trace: Trace, states, wiped: int, since: int) -> tuple[int, int] | Non
         answers = [m for m, _ in states[k].messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == wiped + 1
                    and (m, 1) not in states[k - 1].messages]
         if answers and msg.fields(answers[0]).granted:
-            candidate = action[2] - 1
-            won = next((j for j in range(k + 1, len(states)) if states[j].role[candidate] == LEADER
-                        and states[j - 1].role[candidate] != LEADER), None)
-            if won is not None:
-                return k, won
+            won = [j for j in _elected(states, action[2] - 1) if j > k]
+            if won:
+                return k, won[0]
     return None
 
 

@@ -16,7 +16,7 @@ from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FENCED_LEAD
                         VOTE_REQUEST, VOTE_RESPONSE)
 from ..state import CANDIDATE, CONTROL, FOLLOWER, LEADER, RESIGNED, UNATTACHED, VOTED
 from ..tla.layout import ELECTIONS, EPOCH, LEADER as LEADER_AT, ROLE, VOTES, append, get, last_epoch, put
-from .channels import answer, clear, free, send
+from .channels import answer, clear, free, send_each
 from .guards import CANDIDATE_ASKS, ELECTIONS_LEFT, IS_VOTER, LEADER_TELLS, MAY_STAND, NEW_LEADER
 from .kinds import (APPEND_LEADER_CHANGE, HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE, HANDLE_VOTE_REQUEST,
                     HANDLE_VOTE_RESPONSE, SEND_BEGIN_QUORUM, SEND_VOTE_REQUESTS, TIMEOUT)
@@ -50,9 +50,14 @@ def timeout(s, lay, out, acts, tally, n, i):
 
 
 @kernel
-def _unasked(s, lay, i, j):
-    """Candidate i may ask voter j for its vote: no answer from j yet, and a free connection."""
-    return j != i and not (get(s, lay, i, HEARD) >> j) & 1 and free(s, lay, i, j)
+def _unasked(s, lay, i):
+    """The voters candidate i may ask for their vote (a bitmask): no answer from them yet, and a
+    free connection to each."""
+    voters = 0
+    for j in range(lay.replicas):
+        if j != i and not (get(s, lay, i, HEARD) >> j) & 1 and free(s, lay, i, j):
+            voters |= 1 << j
+    return voters
 
 
 @kernel
@@ -60,15 +65,11 @@ def send_vote_requests(s, lay, out, acts, tally, n, i):
     """A candidate's poll sends a Vote request, with where its log ends (its last epoch and
     LEO), to every voter it has no answer from and a free connection to
     (`maybeSendVoteRequests`)."""
-    some = False
-    for j in range(lay.replicas):
-        some = some or _unasked(s, lay, i, j)
-    if not holds(tally, CANDIDATE_ASKS, get(s, lay, i, ROLE) == CANDIDATE and some):
+    voters = _unasked(s, lay, i)
+    if not holds(tally, CANDIDATE_ASKS, get(s, lay, i, ROLE) == CANDIDATE and voters != 0):
         return n
     t = emit(s, out, acts, n, action_code(SEND_VOTE_REQUESTS, i + 1, 0, 0))
-    for j in range(lay.replicas):
-        if _unasked(s, lay, i, j):
-            send(t, lay, i, j, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i), 0)
+    send_each(t, lay, i, voters, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i), 0)
     return n + 1
 
 
@@ -136,10 +137,14 @@ def append_leader_change(s, lay, out, acts, tally, n, i):
 
 
 @kernel
-def _untold(s, lay, i, j):
-    """Leader i sends voter j BeginQuorumEpoch: j has not acknowledged its epoch, or (3.9) it
-    sends to every voter; and the connection is free."""
-    return j != i and (lay.periodic_begin_quorum or not (get(s, lay, i, HEARD) >> j) & 1) and free(s, lay, i, j)
+def _untold(s, lay, i):
+    """The voters leader i sends BeginQuorumEpoch (a bitmask): those that have not acknowledged
+    its epoch, or (3.9) every voter; each over a free connection."""
+    voters = 0
+    for j in range(lay.replicas):
+        if j != i and (lay.periodic_begin_quorum or not (get(s, lay, i, HEARD) >> j) & 1) and free(s, lay, i, j):
+            voters |= 1 << j
+    return voters
 
 
 @kernel
@@ -148,15 +153,11 @@ def send_begin_quorum(s, lay, out, acts, tally, n, i):
     has not acknowledged its epoch (by a BeginQuorumEpoch answer or a FETCH; 3.8
     `maybeSendRequests` to `nonAcknowledgingVoters`), or acknowledged or not (3.9
     `maybeSendBeginQuorumEpochRequests`, on a timer)."""
-    some = False
-    for j in range(lay.replicas):
-        some = some or _untold(s, lay, i, j)
-    if not holds(tally, LEADER_TELLS, get(s, lay, i, ROLE) == LEADER and some):
+    voters = _untold(s, lay, i)
+    if not holds(tally, LEADER_TELLS, get(s, lay, i, ROLE) == LEADER and voters != 0):
         return n
     t = emit(s, out, acts, n, action_code(SEND_BEGIN_QUORUM, i + 1, 0, 0))
-    for j in range(lay.replicas):
-        if _untold(s, lay, i, j):
-            send(t, lay, i, j, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), 0, 0, 0)
+    send_each(t, lay, i, voters, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), 0, 0, 0)
     return n + 1
 
 
