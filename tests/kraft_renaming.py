@@ -10,8 +10,20 @@ from __future__ import annotations
 
 from itertools import groupby, permutations, product
 
+from model.kraft import voter_sets
 from model.kraft.messages import BEGIN_QUORUM_RESPONSE, FETCH_RESPONSE, VOTE_RESPONSE
 from model.kraft.state import KRaftState
+
+
+def renamed_code(code: int, voter: tuple[int, ...]) -> int:
+    """A voter set's code (`model.kraft.voter_sets`) with every member renamed."""
+    n = len(voter) - 1
+    return voter_sets.code({voter[v]: d for v, d in voter_sets.members(code, n).items()}, n)
+
+
+def renamed_log(log: tuple, voter: tuple[int, ...]) -> tuple:
+    """A log with the voters of each VotersRecord in it renamed."""
+    return tuple((epoch, -renamed_code(-value, voter) if value < 0 else value) for epoch, value in log)
 
 
 def renamed_message(m: tuple, voter: tuple[int, ...]) -> tuple:
@@ -22,6 +34,7 @@ def renamed_message(m: tuple, voter: tuple[int, ...]) -> tuple:
         out[4] = voter[m[4]]
     elif kind == FETCH_RESPONSE:
         out[6] = voter[m[6]]
+        out[10] = renamed_log(m[10], voter)
         out[11] = renamed_message(m[11], voter) if m[11] else ()
     elif kind == BEGIN_QUORUM_RESPONSE and len(m) > 5:
         out[5] = voter[m[5]]
@@ -44,20 +57,31 @@ def renamed(s: KRaftState, perm: tuple[int, ...]) -> KRaftState:
     def mask(bits: int) -> int:
         return sum(1 << perm[k] for k in range(n) if bits >> k & 1)
 
+    def keys(row: tuple) -> tuple:
+        """A leader's end offsets, one per controller or per (controller, directory) key."""
+        disks = len(row) // n
+        out = [0] * len(row)
+        for slot, value in enumerate(row):
+            out[perm[slot // disks] * disks + slot % disks] = value
+        return tuple(out)
+
     return KRaftState(moved(s.epoch), moved(s.role), moved(tuple(names[v] for v in s.voted_for)),
                       moved(tuple(names[v] for v in s.leader)),
                       moved(tuple(renamed_message(m, names) if m else () for m in s.pending)),
-                      moved(s.log), moved(s.hw), moved(tuple(mask(v) for v in s.votes)),
-                      moved(tuple(moved(row) for row in s.end_offset)),
+                      moved(tuple(renamed_log(log, names) for log in s.log)), moved(s.hw),
+                      moved(tuple(mask(v) for v in s.votes)), moved(tuple(keys(row) for row in s.end_offset)),
                       tuple(sorted((renamed_message(m, names), c) for m, c in s.messages)), s.acked,
                       s.elections, s.restarts, moved(s.flushed), moved(s.start_offset),
-                      moved(tuple(mask(v) for v in s.heard)), moved(s.directory), s.disk_losses)
+                      moved(tuple(mask(v) for v in s.heard)), moved(s.directory), s.disk_losses, moved(s.voter_op),
+                      s.voter_changes, renamed_code(s.boot, names))
 
 
 def _own(s: KRaftState, k: int) -> tuple:
-    """Voter k's variables that name no other voter: a renaming moves them along unchanged."""
-    return (s.epoch[k], s.role[k], s.log[k], s.hw[k], *(field[k] for field in (s.flushed, s.start_offset, s.directory)
-                                                         if field))
+    """Voter k's variables that name no other voter: a renaming moves them along unchanged (a
+    VotersRecord in its log only as being one)."""
+    log = tuple((epoch, min(value, -1)) for epoch, value in s.log[k])
+    return (s.epoch[k], s.role[k], log, s.hw[k], *(field[k] for field in (s.flushed, s.start_offset, s.directory,
+                                                                          s.voter_op) if field))
 
 
 def _sorting(s: KRaftState):

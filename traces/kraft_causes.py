@@ -124,7 +124,7 @@ def _vote(trace: Trace, states, wiped: int, since: int) -> tuple[int, int] | Non
 
 def culprit_line(c: Culprit, page) -> str:
     """One culprit step in a sentence."""
-    who, value = voter(c.replica + 1), entry(*c.record) if c.record else ""
+    who, value = voter(c.replica + 1), entry(*c.record, len(page.trace.states()[0].role)) if c.record else ""
     if c.role == "ack":
         return f"{who} acknowledged {value} at {page.step(c.step)}: its HW passed it."
     if c.role == "earlier-commit":
@@ -148,7 +148,7 @@ def culprit_line(c: Culprit, page) -> str:
 
 def render(d: Diagnosis, page) -> list[str]:
     """The diagnosis in sentences: the damage, each culprit, what Kafka does about it."""
-    dmg, value = d.damage, entry(*d.damage.record)
+    dmg, value = d.damage, entry(*d.damage.record, len(page.trace.states()[0].role))
     if d.kind is Cause.UNFLUSHED_TAIL_LOST_IN_CRASH:
         before = page.trace.states()[dmg.step - 1]
         one = len(before.role) == 1

@@ -1,4 +1,5 @@
-"""The `kraft` model's bounds: how many voters, client values, elections, restarts and lost disks."""
+"""The `kraft` model's bounds: how many controllers (and how many of them start as spares), client
+values, elections, restarts, lost disks and voter changes."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ PARAMS = (
     Param("max-restarts", 0, 0, 3, "how many voter restarts one behaviour may hold"),
     Param("max-disk-losses", 0, 0, 2, "how many voters may come back on a new, empty disk in one behaviour "
           "(faithful variants only)"),
+    Param("spares", 0, 0, 4, "how many of the controllers start outside the voter set, formatted without the "
+          "bootstrap voters, as observers an AddVoter can make voters (kip853)"),
+    Param("max-voter-changes", 0, 0, 4, "how many AddVoter and RemoveVoter operations one behaviour may hold (kip853)"),
 )
 
 
@@ -27,3 +31,5 @@ class KRaftBounds(NamedTuple):
     max_elections: int
     max_restarts: int
     max_disk_losses: int = 0
+    spares: int = 0
+    max_voter_changes: int = 0

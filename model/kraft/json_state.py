@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import ACKED, NIL, ROLES, WRITTEN, KRaftState
+from .state import ACKED, NIL, RESIGN_REQUESTED, ROLES, WRITTEN, KRaftState
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -22,6 +22,35 @@ def _ints(value: Any, what: str):
     return value
 
 
+def _log(value: Any) -> tuple:
+    """A log or a FETCH response's records: (epoch, value) pairs, the value a client value
+    (1..m), 0 for a LeaderChange record or -code for a VotersRecord (`model.kraft.voter_sets`)."""
+    if not isinstance(value, list):
+        raise ValueError(f"log: {value!r} is not a list of entries")
+    out = []
+    for pair in value:
+        if not isinstance(pair, list) or len(pair) != 2 or any(isinstance(x, bool) or not isinstance(x, int)
+                                                                for x in pair) or pair[0] < 0:
+            raise ValueError(f"log: {pair!r} is not an (epoch, value) entry")
+        out.append(tuple(pair))
+    return tuple(out)
+
+
+def _message(value: Any) -> tuple:
+    """A message: whole numbers, a FETCH response's records as a log."""
+    m = _ints(value[:10], "message") if isinstance(value, list) and value[:1] == [6] else None
+    if m is None:
+        return _ints(value, "message")
+    return (*m, _log(value[10]), _ints(value[11], "message"))
+
+
+def _voter_op(value: Any) -> int:
+    """A leader's pending RemoveVoter: null, the 1-based offset of its record, or "resign-requested"."""
+    if value == "resign-requested":
+        return RESIGN_REQUESTED
+    return 0 if value is None else _ints(value, "voter change")
+
+
 def to_json(s: KRaftState) -> dict[str, Any]:
     """The state with named roles, voters 1..n (null: none) and messages as arrays."""
     def named(v: int) -> int | None:
@@ -35,11 +64,12 @@ def to_json(s: KRaftState) -> dict[str, Any]:
     if s.flushed:  # a faithful variant's state
         for i, v in enumerate(voters):
             v.update(flushed=s.flushed[i], start_offset=s.start_offset[i],
-                     heard=[k + 1 for k in range(len(s.role)) if s.heard[i] >> k & 1], directory=s.directory[i])
+                     heard=[k + 1 for k in range(len(s.role)) if s.heard[i] >> k & 1], directory=s.directory[i],
+                     voter_change={0: None, RESIGN_REQUESTED: "resign-requested"}.get(s.voter_op[i], s.voter_op[i]))
     out = {"voters": voters, "messages": [{"message": _lists(m), "count": c} for m, c in s.messages],
            "acked": [_ACKED[a] for a in s.acked], "elections": s.elections, "restarts": s.restarts}
     if s.flushed:
-        out["disk_losses"] = s.disk_losses
+        out.update(disk_losses=s.disk_losses, voter_changes=s.voter_changes, bootstrap_voters=s.boot)
     return out
 
 
@@ -76,10 +106,10 @@ def from_json(data: Any, voters: int, values: int) -> KRaftState:
             tuple(_ints(v["epoch"], "epoch") for v in vs), tuple(_role(v["role"]) for v in vs),
             tuple(voter(v["voted_for"]) for v in vs), tuple(voter(v["leader"]) for v in vs),
             tuple(_ints(v["pending_fetch"] or [], "pending fetch") for v in vs),
-            tuple(_ints(v["log"], "log") for v in vs), tuple(_ints(v["hw"], "hw") for v in vs),
+            tuple(_log(v["log"]) for v in vs), tuple(_ints(v["hw"], "hw") for v in vs),
             tuple(sum(1 << (voter(k) - 1) for k in v["votes"]) for v in vs),
             tuple(_ints(v["end_offset"], "end offsets") for v in vs),
-            tuple(sorted((_ints(m["message"], "message"), _ints(m["count"], "count")) for m in data["messages"])),
+            tuple(sorted((_message(m["message"]), _ints(m["count"], "count")) for m in data["messages"])),
             acked, _ints(data["elections"], "elections"), _ints(data["restarts"], "restarts"),
             *_faithful(data, vs, voter))
     except (KeyError, TypeError, AttributeError) as exc:
@@ -88,9 +118,12 @@ def from_json(data: Any, voters: int, values: int) -> KRaftState:
 
 def _faithful(data: dict, vs: list, voter) -> tuple:
     """The fields only a faithful variant's state has (flushed, start offset, heard, directory,
-    disk losses), or none for the specification's (`tla`) state."""
+    disk losses, a leader's pending voter change, voter changes, the bootstrap set), or none for
+    the specification's (`tla`) state."""
     if "disk_losses" not in data:
         return ()
     return (tuple(_ints(v["flushed"], "flushed") for v in vs), tuple(_ints(v["start_offset"], "start offset") for v in vs),
             tuple(sum(1 << (voter(k) - 1) for k in v["heard"]) for v in vs),
-            tuple(_ints(v["directory"], "directory") for v in vs), _ints(data["disk_losses"], "disk losses"))
+            tuple(_ints(v["directory"], "directory") for v in vs), _ints(data["disk_losses"], "disk losses"),
+            tuple(_voter_op(v["voter_change"]) for v in vs), _ints(data["voter_changes"], "voter changes"),
+            _ints(data["bootstrap_voters"], "bootstrap voters"))

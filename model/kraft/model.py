@@ -13,7 +13,7 @@ from checker.invariant import StepProperty
 from checker.kernel.bridge import Kernel
 
 from ..params import ModelError
-from . import json_state, words
+from . import json_state, voter_sets, words
 from .bounds import KRaftBounds
 from .kafka import codec as kafka_codec, guards as kafka_guards, kinds as kafka_kinds
 from .kafka.layout import kafka_layout
@@ -46,6 +46,7 @@ class KRaftModel:
         if not self.faithful and bounds.max_disk_losses:
             raise ModelError("--max-disk-losses needs a faithful variant (kip595, kip853): the TLA+ specification "
                              "has no lost disk")
+        _check_voter_changes(self.faithful and self.rules["voter-key"] == "directory", bounds)
         self.kernel = self._faithful_kernel(rule_set) if self.faithful else self._tla_kernel()
 
     def _tla_kernel(self) -> Kernel:
@@ -63,7 +64,9 @@ class KRaftModel:
         (whose ids the coverage report reads as 0-based)."""
         b, rules = self.bounds, rules_of(rule_set)
         lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
-                           rules.periodic_begin_quorum, rules.directory_ids, rules.commit_past_epoch_start)
+                           rules.periodic_begin_quorum, rules.directory_ids, rules.commit_past_epoch_start, b.spares,
+                           b.max_voter_changes)
+        self._layout = lay
         return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
                       kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),
                       lambda row: kafka_codec.decode(row, lay), b.replicas, *_property_names(),
@@ -74,13 +77,18 @@ class KRaftModel:
         return self.bounds._asdict()
 
     def initial_states(self) -> list[KRaftState]:
-        """Every voter unattached with an empty log, nothing sent or written: in epoch 0 as
-        Kafka starts (no quorum-state file), in epoch 1 as the specification does."""
+        """Every controller unattached with an empty log, nothing sent or written: in epoch 0 as
+        Kafka starts (no quorum-state file), in epoch 1 as the specification does. Under KIP-853
+        the first controllers hold the bootstrap checkpoint naming them voters, each on its first
+        directory, and the spares none."""
         first = initial_state(self.bounds.replicas, self.bounds.max_records)
         if self.faithful:
-            n = self.bounds.replicas
+            n, lay = self.bounds.replicas, self._layout
+            boot = voter_sets.code({v: 0 for v in range(1, n - self.bounds.spares + 1)}, n) if lay.directory_ids \
+                else 0
             return [first._replace(epoch=(0,) * n, flushed=(0,) * n, start_offset=(0,) * n, heard=(0,) * n,
-                                   directory=(0,) * n)]
+                                   directory=(0,) * n, end_offset=((0,) * lay.keys,) * n, voter_op=(0,) * n,
+                                   boot=boot)]
         return [first]
 
     def successors(self, state: KRaftState):
@@ -125,6 +133,20 @@ class KRaftModel:
     def state_from_json(self, data: Any) -> KRaftState:
         """Rebuild a state from `state_to_json` output; raises ValueError when malformed."""
         return json_state.from_json(data, self.bounds.replicas, self.bounds.max_records)
+
+
+def _check_voter_changes(dynamic: bool, bounds: KRaftBounds) -> None:
+    """Refuse voter-change bounds a variant cannot take: spares and voter changes need dynamic
+    voters (`voter-key` directory, kip853), spares leave at least one voter, and a set of this
+    many controllers must name every directory id a lost disk can give."""
+    if not dynamic and (bounds.spares or bounds.max_voter_changes):
+        raise ModelError("--spares and --max-voter-changes need dynamic voters (variant kip853, rule voter-key="
+                         "directory): static voters never change")
+    if bounds.spares >= bounds.replicas:
+        raise ModelError(f"--spares {bounds.spares} leaves no voter among {bounds.replicas} controllers")
+    if bounds.max_voter_changes and bounds.max_disk_losses > voter_sets.max_directory(bounds.replicas):
+        raise ModelError(f"with voter changes, {bounds.replicas} controllers allow at most "
+                         f"--max-disk-losses {voter_sets.max_directory(bounds.replicas)} (a voter set is one int8 slot)")
 
 
 def _property_names() -> tuple[tuple[str, ...], tuple[str, ...]]:

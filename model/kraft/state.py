@@ -9,7 +9,9 @@ under variant `tla` those per-voter fields are empty tuples and the counter 0.
 
 Only whole numbers and tuples (`checker.fingerprint`): voters are 1..n inside messages and
 fields that name one (0 is Nil), and index 0..n-1 in the per-voter tuples; a log entry is
-(epoch, value) with values 1..m; a message is a tuple whose first item is its type
+(epoch, value) with values 1..m, 0 for a LeaderChange record and -code for a VotersRecord; a
+leader's fetched end offsets are one per controller, or under KIP-853 one per replica key
+(controller h's directory d at h * (max disk losses + 1) + d); a message is a tuple whose first item is its type
 (`model.kraft.messages`), and the bag is a sorted tuple of (message, count) pairs. A message
 whose count fell to 0 stays in the bag: the specification's sending rules look at every message
 ever sent."""
@@ -32,6 +34,9 @@ a transition `QuorumState` refuses with an IllegalStateException, or a check of
 CONTROL = 0
 """The value of a LeaderChange control record, which a faithful leader appends first in its
 epoch (client values are 1..m)."""
+
+RESIGN_REQUESTED = -1
+"""A leader's pending RemoveVoter once its own removal is committed: it resigns next."""
 
 WRITTEN, ACKED = 1, 2
 """What became of a client value: appended by a leader and not yet acknowledged (the
@@ -59,6 +64,9 @@ class KRaftState(NamedTuple):
     heard: tuple[int, ...] = ()
     directory: tuple[int, ...] = ()
     disk_losses: int = 0
+    voter_op: tuple[int, ...] = ()
+    voter_changes: int = 0
+    boot: int = 0
 
 
 def last_epoch(log: tuple) -> int:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from checker.model import Lane
 
-from . import messages as msg
-from .state import CONTROL, LEADER, NIL, RESIGNED, ROLES, KRaftState
+from . import messages as msg, voter_sets
+from .state import CONTROL, LEADER, NIL, RESIGN_REQUESTED, RESIGNED, ROLES, KRaftState
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -18,23 +18,27 @@ def voter(v: int) -> str:
     return f"n{v}" if v != NIL else "nobody"
 
 
-def entry(epoch: int, value: int) -> str:
-    """A log entry: `v1@e2` for client value 1 written in epoch 2, `LC@e2` for epoch 2's
-    LeaderChange record."""
+def entry(epoch: int, value: int, replicas: int) -> str:
+    """A log entry of a quorum of `replicas` controllers: `v1@e2` for client value 1 written in
+    epoch 2, `LC@e2` for epoch 2's LeaderChange record, `voters{n1, n2}@e2` for a VotersRecord
+    (with the LeaderChange record when it starts its epoch)."""
+    if value < 0:
+        return f"voters{voter_sets.describe(-value, replicas)}@e{epoch}"
     return f"{'LC' if value == CONTROL else f'v{value}'}@e{epoch}"
 
 
-def entries(log: tuple) -> str:
+def entries(log: tuple, replicas: int) -> str:
     """A log as its entries (`entry`)."""
-    return " ".join(entry(epoch, value) for epoch, value in log) or "empty"
+    return " ".join(entry(epoch, value, replicas) for epoch, value in log) or "empty"
 
 
-def message(m: tuple) -> str:
-    """A message in a few words."""
+def message(m: tuple, replicas: int) -> str:
+    """A message among `replicas` controllers in a few words."""
     kind, src, dst, epoch = m[:4]
     head = f"{msg.NAMES[kind]} {voter(src)}->{voter(dst)} e{epoch}"
     if kind == msg.VOTE_REQUEST:
-        return f"{head} (log ends e{m[4]} offset {m[5]})"
+        key = f", for directory {m[6]}" if len(m) > 7 and m[6] else ""  # a faithful request to a later disk
+        return f"{head} (log ends e{m[4]} offset {m[5]}{key})"
     if kind == msg.FETCH_REQUEST:
         directory = f", directory {m[6]}" if len(m) > 7 and m[6] else ""  # a faithful FETCH after a lost disk
         return f"{head} (offset {msg.fetch_offset(m)}, last epoch {msg.last_fetched_epoch(m)}{directory})"
@@ -45,10 +49,12 @@ def message(m: tuple) -> str:
     if kind == msg.FETCH_RESPONSE:
         answer = msg.fields(m)
         if answer.result == msg.OK:
-            return f"{head} {entries(answer.entries) if answer.entries else 'no records'}, HW {answer.hwm}"
+            return f"{head} {entries(answer.entries, replicas) if answer.entries else 'no records'}, HW {answer.hwm}"
         if answer.result == msg.DIVERGING:
             return f"{head} diverging: epoch {answer.diverging_epoch} ends at {answer.diverging_end_offset}"
         return f"{head} {msg.ERRORS[answer.error]}"
+    if kind == msg.BEGIN_QUORUM_REQUEST and len(m) > 5 and m[4]:  # a faithful request to a later disk
+        return f"{head} (for directory {m[4]})"
     return head + (f" {msg.ERRORS[m[4]]}" if kind == msg.BEGIN_QUORUM_RESPONSE and m[4] else "")
 
 
@@ -81,13 +87,13 @@ def _begin_quorum(me: str, sender: int, epoch: int) -> str:
 
 def _sent_line(before: KRaftState, after: KRaftState) -> str:
     """What a step sent, in a few words, or "nothing" ."""
-    return "; ".join(message(m) for m in sent(before, after)) or "nothing"
+    return "; ".join(message(m, len(before.role)) for m in sent(before, after)) or "nothing"
 
 
 def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
     """A faithful variant's step as what a voter did (`model.kraft.kafka`)."""
     kind, who = action[0], action[1]
-    i = who - 1
+    i, n = who - 1, len(before.role)
     me = voter(who)
     if kind == "Restart":
         lost = len(before.log[i]) - len(after.log[i])
@@ -103,8 +109,20 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
     if kind == "SendBeginQuorumEpoch":
         return f"{me} sends {_sent_line(before, after)}"
     if kind == "AppendLeaderChange":
-        return f"{me} appends its LeaderChange record at offset {after.start_offset[i]} in epoch {after.epoch[i]}" + \
+        voters = after.log[i][-1][1]
+        record = f"LeaderChange and VotersRecord {voter_sets.describe(-voters, n)}" if voters < 0 else "LeaderChange"
+        return f"{me} appends its {record} record at offset {after.start_offset[i]} in epoch {after.epoch[i]}" + \
             (f"; HW {after.hw[i]}" if after.hw[i] != before.hw[i] else "")
+    if kind in ("AddVoter", "RemoveVoter"):
+        did = "adds" if kind == "AddVoter" else "removes"
+        return (f"{me} {did} {voter(action[2])}: appends VotersRecord {voter_sets.describe(-after.log[i][-1][1], n)} "
+                f"at offset {len(after.log[i]) - 1} in epoch {after.epoch[i]}, its voter set from now on") + \
+            (f"; HW {after.hw[i]}" if after.hw[i] != before.hw[i] else "") + \
+            ("; its own removal committed, it will resign" if after.voter_op[i] == RESIGN_REQUESTED else "")
+    if kind == "Resign":
+        return f"{me} resigns as leader of epoch {after.epoch[i]}: its removal from the voter set is committed"
+    if kind == "ResignedTimeout":
+        return f"{me}, resigned and no longer a voter, times out and leaves for epoch {after.epoch[i]}, unattached"
     if kind == "ClientAppend":
         return f"{me} appends client value v{action[2]} at offset {len(after.log[i]) - 1} in epoch {after.epoch[i]}" + \
             (f"; HW {after.hw[i]}, acknowledged" if after.hw[i] != before.hw[i] else "")
@@ -115,7 +133,7 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
     change = _change(before, after, i)
     if kind == "HandleVoteRequest":
         answer = sent(before, after)
-        said = message(answer[0]) if answer else "a request its sender no longer waits for: no answer"
+        said = message(answer[0], n) if answer else "a request its sender no longer waits for: no answer"
         return f"{me} handles {voter(action[2])}'s Vote request for epoch {action[3]}: {said}" + change
     if kind == "HandleVoteResponse":
         return _vote_answer(me, action[2], before, after, i) + change
@@ -126,15 +144,17 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
     if kind == "HandleFetchRequest":
         answer = sent(before, after)
         hw = f"; its HW goes to {after.hw[i]}" if after.hw[i] != before.hw[i] else ""
+        resign = "; its own removal committed, it will resign" if after.voter_op[i] == RESIGN_REQUESTED and \
+            before.voter_op[i] != RESIGN_REQUESTED else ""
         return f"{me} answers {voter(action[2])}'s FETCH: " + \
-            (message(answer[0]) if answer else "to no one (its sender no longer waits)") + hw
+            (message(answer[0], n) if answer else "to no one (its sender no longer waits)") + hw + resign
     if after.role[i] != before.role[i] and ROLES[after.role[i]] == "illegal":
         return f"{me} handles {voter(action[2])}'s FETCH answer and throws (Kafka refuses it)"
     if len(after.log[i]) < len(before.log[i]):
         return f"{me} truncates its log to offset {len(after.log[i])}" + change
     added = after.log[i][len(before.log[i]):]
     if added or after.hw[i] != before.hw[i]:
-        return f"{me} appends and flushes {entries(added) if added else 'nothing'}, HW {after.hw[i]}" + change
+        return f"{me} appends and flushes {entries(added, n) if added else 'nothing'}, HW {after.hw[i]}" + change
     return f"{me} handles {voter(action[2])}'s FETCH answer" + change
 
 
@@ -143,7 +163,7 @@ def describe_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
     if before.flushed:
         return describe_kafka_step(action, before, after)
     kind, who = action[0], action[1]
-    i = who - 1
+    i, n = who - 1, len(before.role)
     me = voter(who)
     if kind == "Restart":
         return f"{me} restarts, keeping epoch {after.epoch[i]}, its vote and its log"
@@ -166,27 +186,64 @@ def describe_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
         return _begin_quorum(me, action[2], action[3]) + change
     if kind in ("RejectFetchRequest", "DivergingFetchRequest", "AcceptFetchRequest"):
         hw = f"; its HW goes to {after.hw[i]}" if after.hw[i] != before.hw[i] else ""
-        return f"{me} answers {voter(action[2])}'s FETCH: {message(sent(before, after)[0])}" + hw
+        return f"{me} answers {voter(action[2])}'s FETCH: {message(sent(before, after)[0], n)}" + hw
     if kind == "HandleSuccessFetchResponse":
         added = after.log[i][len(before.log[i]):]
-        return f"{me} appends {entries(added) if added else 'nothing'}, HW {after.hw[i]}"
+        return f"{me} appends {entries(added, n) if added else 'nothing'}, HW {after.hw[i]}"
     if kind == "HandleDivergingFetchResponse":
         return f"{me} truncates its log to offset {len(after.log[i])}"
     return f"{me} handles an error answer to its FETCH" + change
 
 
+def voter_set(s: KRaftState, i: int) -> int | None:
+    """Voter i's (index) voter set as a code (`model.kraft.voter_sets`) under KIP-853: its log's
+    last VotersRecord, else the bootstrap set if it still has its first disk and is in it, else
+    0 (none); None for static voters, whose set is everyone."""
+    if not s.boot:
+        return None
+    records = [-value for _, value in s.log[i] if value < 0]
+    if records:
+        return records[-1]
+    return s.boot if s.directory[i] == 0 and (i + 1) in voter_sets.members(s.boot, len(s.role)) else 0
+
+
+def _membership(s: KRaftState, i: int) -> str:
+    """Voter i's voter set in words, and whether it is in it, for KIP-853 states ("" otherwise)."""
+    code = voter_set(s, i)
+    if code is None:
+        return ""
+    mine = voter_sets.members(code, len(s.role)).get(i + 1)
+    return f"voters {voter_sets.describe(code, len(s.role))}" + ("" if mine == s.directory[i] else ", an observer")
+
+
+def _fetched(s: KRaftState, i: int) -> str:
+    """Leader i's view of each replica key's fetched end offset: every other controller's first
+    disk, and a later disk once it has fetched."""
+    n = len(s.role)
+    disks = len(s.end_offset[i]) // n
+    keys = [(h, d) for h in range(n) for d in range(disks)
+            if (h, d) != (i, s.directory[i] if s.directory else 0) and (d == 0 or s.end_offset[i][h * disks + d])]
+    return "fetched " + ", ".join(f"{voter(h + 1)}{f'/d{d}' if d else ''}:{s.end_offset[i][h * disks + d]}"
+                                  for h, d in keys)
+
+
 def columns(s: KRaftState) -> dict[str, list[str]]:
     """One column per voter and one for the messages in flight."""
-    out = {}
-    for i in range(len(s.role)):
+    out, n = {}, len(s.role)
+    for i in range(n):
         lines = [f"e{s.epoch[i]} {ROLES[s.role[i]]}", f"voted {voter(s.voted_for[i])}, leader {voter(s.leader[i])}",
-                 f"log {entries(s.log[i])}", f"HW {s.hw[i]}"]
+                 f"log {entries(s.log[i], n)}", f"HW {s.hw[i]}"]
         if s.flushed:
             lines.append(f"flushed to {s.flushed[i]}" + (f", directory {s.directory[i]}" if s.directory[i] else ""))
-        if s.role[i] == LEADER and len(s.role) > 1:
-            lines.append("fetched " + ", ".join(f"{voter(k + 1)}:{o}" for k, o in enumerate(s.end_offset[i]) if k != i))
+        if _membership(s, i):
+            lines.append(_membership(s, i))
+        if s.role[i] == LEADER and n > 1:
+            lines.append(_fetched(s, i))
+        if s.voter_op and s.voter_op[i]:
+            lines.append("resign requested" if s.voter_op[i] == RESIGN_REQUESTED else
+                         f"removal pending at offset {s.voter_op[i] - 1}")
         out[voter(i + 1)] = lines
-    out["in flight"] = [f"{message(m)}" + (f" x{c}" if c > 1 else "") for m, c in s.messages if c > 0] or ["-"]
+    out["in flight"] = [f"{message(m, n)}" + (f" x{c}" if c > 1 else "") for m, c in s.messages if c > 0] or ["-"]
     return out
 
 
@@ -194,8 +251,10 @@ def lanes(s: KRaftState) -> dict:
     """One lane per voter: its log's entries, HW and end, whether it leads, and its epoch, role
     and vote as the caption (and, in a faithful variant, where its flushed log ends when it has
     an unflushed tail)."""
-    return {voter(i + 1): Lane(tuple(entry(epoch, value) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
+    n = len(s.role)
+    return {voter(i + 1): Lane(tuple(entry(epoch, value, n) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
                                s.role[i] == LEADER,
                                f"e{s.epoch[i]} {ROLES[s.role[i]]}, voted {voter(s.voted_for[i])}"
-                               + (f", flushed to {s.flushed[i]}" if s.flushed and s.flushed[i] < len(s.log[i]) else ""))
-            for i in range(len(s.role))}
+                               + (f", flushed to {s.flushed[i]}" if s.flushed and s.flushed[i] < len(s.log[i]) else "")
+                               + (", observer" if _membership(s, i).endswith("observer") else ""))
+            for i in range(n)}

@@ -69,14 +69,6 @@ def send(t, lay, i, j, kind, epoch, a, b, c):
 
 
 @kernel
-def send_each(t, lay, i, voters, kind, epoch, a, b, c):
-    """Voter i sends the same request (`send`) to every voter in the bitmask `voters`."""
-    for j in range(lay.replicas):
-        if (voters >> j) & 1:
-            send(t, lay, i, j, kind, epoch, a, b, c)
-
-
-@kernel
 def clear(t, lay, at):
     """The connection whose record starts at `at` holds no message."""
     for x in range(lay.record):

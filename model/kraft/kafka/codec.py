@@ -14,10 +14,10 @@ from ..state import KRaftState
 from ..tla.codec import decode_voters, encode_voters
 from ..tla.layout import VOTES
 from .channels import connection, is_request
-from .layout import (DIRECTORY, DISK_LOSSES, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, KIND, LIVE,
-                     START_OFFSET, A, KafkaLayout)
+from .layout import (BOOT_SET, DIRECTORY, DISK_LOSSES, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, FOOTER_CHANGES, HEARD,
+                     KIND, LIVE, START_OFFSET, A, KafkaLayout)
 
-FIELDS = {VOTE_REQUEST: 2, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 0, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 3,
+FIELDS = {VOTE_REQUEST: 3, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 1, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 3,
           FETCH_RESPONSE: 6}
 """How many of a record's fields A, B, ... each type of message uses."""
 
@@ -37,7 +37,9 @@ def encode(state: KRaftState, lay: KafkaLayout) -> np.ndarray:
         at = lay.voter_base + i * lay.voter_stride
         row[at + VOTES], row[at + FLUSHED], row[at + START_OFFSET], row[at + HEARD], row[at + DIRECTORY] = (
             state.votes[i], state.flushed[i], state.start_offset[i], state.heard[i], state.directory[i])
-        row[at + lay.end_offset_at:at + lay.end_offset_at + lay.replicas] = state.end_offset[i]
+        row[at + lay.end_offset_at:at + lay.end_offset_at + lay.keys] = state.end_offset[i]
+        row[at + lay.voter_op_at] = state.voter_op[i]
+    row[lay.extra_at + FOOTER_CHANGES], row[lay.extra_at + BOOT_SET] = state.voter_changes, state.boot
     for m, _ in state.messages:
         at = connection(lay, *_connection(m))
         if row[at + KIND]:
@@ -78,4 +80,7 @@ def decode(row, lay: KafkaLayout) -> KRaftState:
         messages=tuple(sorted(messages)),
         flushed=tuple(b[FLUSHED] for b in blocks), start_offset=tuple(b[START_OFFSET] for b in blocks),
         heard=tuple(b[HEARD] for b in blocks), directory=tuple(b[DIRECTORY] for b in blocks),
-        disk_losses=v[DISK_LOSSES])
+        disk_losses=v[DISK_LOSSES],
+        end_offset=tuple(tuple(b[lay.end_offset_at:lay.end_offset_at + lay.keys]) for b in blocks),
+        voter_op=tuple(b[lay.voter_op_at] for b in blocks), voter_changes=v[lay.extra_at + FOOTER_CHANGES],
+        boot=v[lay.extra_at + BOOT_SET])

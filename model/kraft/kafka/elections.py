@@ -16,14 +16,15 @@ from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FENCED_LEAD
                         VOTE_REQUEST, VOTE_RESPONSE)
 from ..state import CANDIDATE, CONTROL, FOLLOWER, LEADER, RESIGNED, UNATTACHED, VOTED
 from ..tla.layout import ELECTIONS, EPOCH, LEADER as LEADER_AT, ROLE, VOTES, append, get, last_epoch, put
-from .channels import answer, clear, free, send_each
+from .channels import answer, clear, free, send
 from .guards import CANDIDATE_ASKS, ELECTIONS_LEFT, IS_VOTER, LEADER_TELLS, MAY_STAND, NEW_LEADER
 from .kinds import (APPEND_LEADER_CHANGE, HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE, HANDLE_VOTE_REQUEST,
                     HANDLE_VOTE_RESPONSE, SEND_BEGIN_QUORUM, SEND_VOTE_REQUESTS, TIMEOUT)
-from .layout import EPOCH_SENT, HEARD, START_OFFSET, LIVE, A, B, C, log_end
-from .leader_state import counted
-from .quorum_state import (can_grant_vote, common_response, is_voter, majority, maybe_transition, to_candidate,
-                           to_leader, to_unattached, to_voted)
+from .layout import DIRECTORY, EPOCH_SENT, HEARD, START_OFFSET, LIVE, A, B, C, log_end
+from .leader_state import counted_self
+from .quorum_state import can_grant_vote, common_response, maybe_transition, to_candidate, to_leader, to_unattached, \
+    to_voted
+from .voter_set import has_id, is_voter, majority, named_directory, voter_set, voters_record_at
 
 
 @kernel
@@ -44,18 +45,18 @@ def timeout(s, lay, out, acts, tally, n, i):
     t = emit(s, out, acts, n, action_code(TIMEOUT, i + 1, 0, 0))
     to_candidate(t, lay, i)
     t[ELECTIONS] += 1
-    if majority(lay, get(t, lay, i, VOTES)):
+    if majority(lay, voter_set(t, lay, i), get(t, lay, i, VOTES)):
         to_leader(t, lay, i)
     return n + 1
 
 
 @kernel
 def _unasked(s, lay, i):
-    """The voters candidate i may ask for their vote (a bitmask): no answer from them yet, and a
-    free connection to each."""
-    voters = 0
+    """The voters of its set candidate i may ask for their vote (a bitmask): no answer from them
+    yet, and a free connection to each."""
+    voters, code = 0, voter_set(s, lay, i)
     for j in range(lay.replicas):
-        if j != i and not (get(s, lay, i, HEARD) >> j) & 1 and free(s, lay, i, j):
+        if j != i and has_id(lay, code, j) and not (get(s, lay, i, HEARD) >> j) & 1 and free(s, lay, i, j):
             voters |= 1 << j
     return voters
 
@@ -63,13 +64,17 @@ def _unasked(s, lay, i):
 @kernel
 def send_vote_requests(s, lay, out, acts, tally, n, i):
     """A candidate's poll sends a Vote request, with where its log ends (its last epoch and
-    LEO), to every voter it has no answer from and a free connection to
-    (`maybeSendVoteRequests`)."""
+    LEO) and the voter's key as its set names it, to every voter it has no answer from and a
+    free connection to (`maybeSendVoteRequests`)."""
     voters = _unasked(s, lay, i)
     if not holds(tally, CANDIDATE_ASKS, get(s, lay, i, ROLE) == CANDIDATE and voters != 0):
         return n
     t = emit(s, out, acts, n, action_code(SEND_VOTE_REQUESTS, i + 1, 0, 0))
-    send_each(t, lay, i, voters, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i), 0)
+    code = voter_set(s, lay, i)
+    for j in range(lay.replicas):
+        if (voters >> j) & 1:
+            send(t, lay, i, j, VOTE_REQUEST, get(s, lay, i, EPOCH), last_epoch(s, lay, i), log_end(s, lay, i),
+                 named_directory(lay, code, j))
     return n + 1
 
 
@@ -82,7 +87,7 @@ def handle_vote_request(s, lay, out, acts, tally, n, at, j, candidate):
     (the candidate's log compared by last epoch, then LEO) and, unattached, writes the vote to
     its quorum-state file before it answers."""
     epoch, live = int(s[at + EPOCH_SENT]), s[at + LIVE]
-    their_epoch, their_end = int(s[at + A]), int(s[at + B])
+    their_epoch, their_end, addressed = int(s[at + A]), int(s[at + B]), int(s[at + C])
     t = emit(s, out, acts, n, action_code(HANDLE_VOTE_REQUEST, j + 1, candidate + 1, epoch))
     clear(t, lay, at)
     granted, error = 0, 0
@@ -91,7 +96,7 @@ def handle_vote_request(s, lay, out, acts, tally, n, at, j, candidate):
     else:
         if epoch > get(t, lay, j, EPOCH):
             to_unattached(t, lay, j, epoch)
-        if not is_voter(t, lay, j):
+        if lay.directory_ids and addressed != get(t, lay, j, DIRECTORY):
             error = INVALID_VOTER_KEY
         else:
             mine = last_epoch(t, lay, j)
@@ -117,32 +122,36 @@ def handle_vote_response(s, lay, out, acts, tally, n, at, i, j):
     votes = get(t, lay, i, VOTES) | (granted << j)
     put(t, lay, i, VOTES, votes)
     put(t, lay, i, HEARD, get(t, lay, i, HEARD) | 1 << j)
-    if majority(lay, votes):
+    if majority(lay, voter_set(t, lay, i), votes):
         to_leader(t, lay, i)
     return n + 1
 
 
 @kernel
 def append_leader_change(s, lay, out, acts, tally, n, i):
-    """A new leader appends its epoch's LeaderChange control record at the epoch's start offset
-    (`appendLeaderChangeMessage`, drained on its next poll) and counts its own LEO
-    (`flushLeaderLog` updates the leader's end offset before it flushes)."""
+    """A new leader appends its epoch's control batch at the epoch's start offset
+    (`LeaderState.appendStartOfEpochControlRecords`, drained on its next poll) and counts its own
+    LEO (`flushLeaderLog` updates the leader's end offset before it flushes). The batch is a
+    LeaderChange record; under KIP-853 a leader whose log holds no VotersRecord yet (its set
+    came from the bootstrap checkpoint) adds a VotersRecord of that set to it, one batch
+    replicated and committed as one log entry."""
     if not holds(tally, NEW_LEADER, get(s, lay, i, ROLE) == LEADER and
                  log_end(s, lay, i) == get(s, lay, i, START_OFFSET)):
         return n
     t = emit(s, out, acts, n, action_code(APPEND_LEADER_CHANGE, i + 1, 0, 0))
-    append(t, lay, i, get(s, lay, i, EPOCH), CONTROL)
-    counted(t, lay, i, i, log_end(t, lay, i))
+    from_bootstrap = lay.directory_ids and voters_record_at(s, lay, i) == 0
+    append(t, lay, i, get(s, lay, i, EPOCH), -voter_set(s, lay, i) if from_bootstrap else CONTROL)
+    counted_self(t, lay, i, log_end(t, lay, i))
     return n + 1
 
 
 @kernel
 def _untold(s, lay, i):
-    """The voters leader i sends BeginQuorumEpoch (a bitmask): those that have not acknowledged
-    its epoch, or (3.9) every voter; each over a free connection."""
-    voters = 0
+    """The voters of its latest set leader i sends BeginQuorumEpoch (a bitmask): those that
+    have not acknowledged its epoch, or (3.9) every voter; each over a free connection."""
+    voters, code = 0, voter_set(s, lay, i)
     for j in range(lay.replicas):
-        if j != i and (lay.periodic_begin_quorum or not (get(s, lay, i, HEARD) >> j) & 1) and free(s, lay, i, j):
+        if j != i and has_id(lay, code, j) and (lay.periodic_begin_quorum or not (get(s, lay, i, HEARD) >> j) & 1) and free(s, lay, i, j):
             voters |= 1 << j
     return voters
 
@@ -157,7 +166,10 @@ def send_begin_quorum(s, lay, out, acts, tally, n, i):
     if not holds(tally, LEADER_TELLS, get(s, lay, i, ROLE) == LEADER and voters != 0):
         return n
     t = emit(s, out, acts, n, action_code(SEND_BEGIN_QUORUM, i + 1, 0, 0))
-    send_each(t, lay, i, voters, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), 0, 0, 0)
+    code = voter_set(s, lay, i)
+    for j in range(lay.replicas):
+        if (voters >> j) & 1:
+            send(t, lay, i, j, BEGIN_QUORUM_REQUEST, get(s, lay, i, EPOCH), named_directory(lay, code, j), 0, 0)
     return n + 1
 
 
@@ -167,14 +179,14 @@ def handle_begin_quorum(s, lay, out, acts, tally, n, at, j, leader):
     epoch is answered FENCED_LEADER_EPOCH; otherwise the voter follows the leader
     (`maybeTransition`), and under KIP-853 answers INVALID_VOTER_KEY if the request was for a
     directory id it no longer has."""
-    epoch, live = int(s[at + EPOCH_SENT]), s[at + LIVE]
+    epoch, live, addressed = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A])
     t = emit(s, out, acts, n, action_code(HANDLE_BEGIN_QUORUM, j + 1, leader + 1, epoch))
     clear(t, lay, at)
     if epoch < get(t, lay, j, EPOCH):
         error = FENCED_LEADER_EPOCH
     else:
         maybe_transition(t, lay, j, leader + 1, epoch)
-        error = 0 if is_voter(t, lay, j) else INVALID_VOTER_KEY
+        error = INVALID_VOTER_KEY if lay.directory_ids and addressed != get(t, lay, j, DIRECTORY) else 0
     if live:
         answer(t, lay, at, BEGIN_QUORUM_RESPONSE, get(t, lay, j, EPOCH), error, get(t, lay, j, LEADER_AT), 0, 0, 0, 0)
     return n + 1

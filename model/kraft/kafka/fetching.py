@@ -18,30 +18,45 @@ from checker.kernel.steps import action_code, emit
 
 from ..messages import DIVERGING, FENCED_LEADER_EPOCH, FETCH_REQUEST, FETCH_RESPONSE, NOT_LEADER, NOT_OK, OK, \
     UNKNOWN_LEADER
-from ..state import FOLLOWER, LEADER, NIL, WRITTEN
+from ..state import FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN
 from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, append, entry_epoch, entry_value, get,
                           last_epoch, put, set_acked, truncate)
 from .channels import answer, clear, free, send
 from .epoch_cache import diverging, truncation_offset
-from .guards import FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, VALUE_UNWRITTEN
+from .guards import FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, VALUE_UNWRITTEN
 from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
 from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, START_OFFSET, LIVE, A, B, C, D, E, F,
                      in_poll, log_end)
-from .leader_state import counted
-from .quorum_state import common_response, illegal, is_voter_key
+from .leader_state import counted, counted_self
+from .quorum_state import common_response, illegal
+from .voter_set import is_voter
 
 
 @kernel
 def send_fetch(s, lay, out, acts, tally, n, i):
     """A follower asks its leader for the records after its log end (`buildFetchRequest`: its
     epoch, its LEO as the fetch offset, the epoch of its last record, and its replica key: its
-    node id and directory id)."""
-    leader = get(s, lay, i, LEADER_AT)
-    if not holds(tally, FOLLOWER_FREE, get(s, lay, i, ROLE) == FOLLOWER and leader > 0 and
-                 free(s, lay, i, leader - 1)):
+    node id and directory id). An unattached observer, which knows no leader, asks any other
+    controller, as one of its bootstrap servers (`pollUnattachedAsObserver`,
+    `maybeSendAnyVoterFetch`); an unattached voter never fetches."""
+    leader, role = get(s, lay, i, LEADER_AT), get(s, lay, i, ROLE)
+    if role == FOLLOWER:
+        if not holds(tally, FOLLOWER_FREE, leader > 0 and free(s, lay, i, leader - 1)):
+            return n
+        return _fetch_from(s, lay, out, acts, n, i, leader - 1)
+    if not holds(tally, OBSERVER_SEEKS, (role == UNATTACHED or role == VOTED) and not is_voter(s, lay, i)):
         return n
-    t = emit(s, out, acts, n, action_code(SEND_FETCH, i + 1, leader, 0))
-    send(t, lay, i, leader - 1, FETCH_REQUEST, get(s, lay, i, EPOCH), log_end(s, lay, i), last_epoch(s, lay, i),
+    for j in range(lay.replicas):
+        if j != i and free(s, lay, i, j):
+            n = _fetch_from(s, lay, out, acts, n, i, j)
+    return n
+
+
+@kernel
+def _fetch_from(s, lay, out, acts, n, i, j):
+    """Voter i sends controller j (indices) a FETCH (`send_fetch`)."""
+    t = emit(s, out, acts, n, action_code(SEND_FETCH, i + 1, j + 1, 0))
+    send(t, lay, i, j, FETCH_REQUEST, get(s, lay, i, EPOCH), log_end(s, lay, i), last_epoch(s, lay, i),
          get(s, lay, i, DIRECTORY))
     return n + 1
 
@@ -52,10 +67,11 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
     answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a voter that does not lead
     NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging
     epoch (`validateOffsetAndEpoch`); else the leader sends every record from the fetch offset
-    on with its HW, and if the FETCH's replica key is a voter's, records its fetch offset as that
-    voter's end offset and updates the HW (an observer's fetches count for nothing). The key is
-    the one the FETCH carries (`ReplicaKey.of(replicaId, replicaDirectoryId)`): a FETCH sent
-    before its sender lost its disk still counts for the voter it was."""
+    on with its HW, and records its fetch offset as that replica key's end offset, which moves
+    the HW if the key is a voter of the leader's latest set (an observer's fetches count for
+    nothing). The key is the one the FETCH carries (`ReplicaKey.of(replicaId,
+    replicaDirectoryId)`): a FETCH sent before its sender lost its disk still counts for the
+    voter it was."""
     epoch, live, offset, last = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A]), int(s[at + B])
     directory = s[at + C]
     t = emit(s, out, acts, n, action_code(HANDLE_FETCH_REQUEST, i + 1, f + 1, epoch))
@@ -72,8 +88,7 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
         if live:
             answer(t, lay, at, FETCH_RESPONSE, mine, DIVERGING, 0, i + 1, get(t, lay, i, HW), end_epoch, end)
         return n + 1
-    if is_voter_key(lay, directory):
-        counted(t, lay, i, f, offset)
+    counted(t, lay, i, f, directory, offset)
     if live:
         answer(t, lay, at, FETCH_RESPONSE, mine, OK, 0, i + 1, get(t, lay, i, HW), 0, 0)
         t[at + ENTRIES] = log_end(t, lay, i) - offset
@@ -130,7 +145,7 @@ def client_append(s, lay, out, acts, tally, n, i):
         t = emit(s, out, acts, n, action_code(CLIENT_APPEND, i + 1, v, 0))
         append(t, lay, i, get(s, lay, i, EPOCH), v)
         set_acked(t, lay, v, WRITTEN)
-        counted(t, lay, i, i, log_end(t, lay, i))
+        counted_self(t, lay, i, log_end(t, lay, i))
         n += 1
     return n
 

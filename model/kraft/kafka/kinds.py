@@ -4,10 +4,11 @@ handler's next two the message's sender and epoch."""
 
 ACTION_KINDS = ("Timeout", "SendVoteRequests", "HandleVoteRequest", "HandleVoteResponse", "AppendLeaderChange",
                 "SendBeginQuorumEpoch", "HandleBeginQuorumEpoch", "HandleBeginQuorumEpochResponse", "ClientAppend",
-                "Flush", "SendFetch", "HandleFetchRequest", "HandleFetchResponse", "Restart", "LoseDisk")
+                "Flush", "SendFetch", "HandleFetchRequest", "HandleFetchResponse", "Restart", "LoseDisk", "AddVoter",
+                "RemoveVoter", "Resign", "ResignedTimeout")
 (TIMEOUT, SEND_VOTE_REQUESTS, HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, APPEND_LEADER_CHANGE, SEND_BEGIN_QUORUM,
  HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE, CLIENT_APPEND, FLUSH, SEND_FETCH, HANDLE_FETCH_REQUEST,
- HANDLE_FETCH_RESPONSE, RESTART, LOSE_DISK) = range(len(ACTION_KINDS))
+ HANDLE_FETCH_RESPONSE, RESTART, LOSE_DISK, ADD_VOTER, REMOVE_VOTER, RESIGN, RESIGNED_TIMEOUT) = range(len(ACTION_KINDS))
 
 HANDLERS = (HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE,
             HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE)
@@ -15,7 +16,8 @@ HANDLERS = (HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, HANDLE_BEGIN_QUORUM, HAND
 holds one message, and the two connections between two voters hold a request one way and a
 response the other, so these name a message."""
 
-ARITIES = tuple(3 if kind in HANDLERS else 2 if kind in (CLIENT_APPEND, SEND_FETCH) else 1
+ARITIES = tuple(3 if kind in HANDLERS else 2 if kind in (CLIENT_APPEND, SEND_FETCH, ADD_VOTER, REMOVE_VOTER) else 1
                 for kind in range(len(ACTION_KINDS)))
-"""How many arguments each kind's code holds: the voter (1..n), then a client value or the
-leader fetched from, or for a handler the sender and the epoch."""
+"""How many arguments each kind's code holds: the voter (1..n), then a client value, the
+controller fetched from or the controller added or removed, or for a handler the sender and
+the epoch."""

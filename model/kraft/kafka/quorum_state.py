@@ -17,10 +17,10 @@ from checker.kernel.jit import kernel
 
 from ..messages import FENCED_LEADER_EPOCH, NOT_LEADER, UNKNOWN_LEADER
 from ..state import CANDIDATE, FOLLOWER, ILLEGAL, LEADER, NIL, RESIGNED, UNATTACHED, VOTED
-from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, VOTED_FOR, VOTES, clear_end_offsets, get, last_epoch,
-                          put, truncate)
+from ..tla.layout import EPOCH, HW, LEADER as LEADER_AT, ROLE, VOTED_FOR, VOTES, get, last_epoch, put, truncate
 from . import channels
-from .layout import DIRECTORY, FLUSHED, HEARD, START_OFFSET, log_end
+from .layout import DIRECTORY, FLUSHED, HEARD, START_OFFSET, clear_leader_state, log_end
+from .voter_set import has_id, voter_set
 
 
 @kernel
@@ -34,7 +34,7 @@ def become(t, lay, i, role, epoch, leader, voted):
     put(t, lay, i, VOTES, 0)
     put(t, lay, i, HEARD, 0)
     put(t, lay, i, START_OFFSET, 0)
-    clear_end_offsets(t, lay, i)
+    clear_leader_state(t, lay, i)
     channels.reset(t, lay, i)
 
 
@@ -94,16 +94,6 @@ def to_leader(t, lay, i):
 
 
 @kernel
-def majority(lay, votes):
-    """A majority of the voters is in the bitmask `votes` (`CandidateState.isVoteGranted`:
-    more than half)."""
-    count = 0
-    for k in range(lay.replicas):
-        count += (votes >> k) & 1
-    return 2 * count > lay.replicas
-
-
-@kernel
 def consistent_leader(t, lay, i, leader, epoch):
     """`hasConsistentLeader`: a message that names voter i leader finds it leading, and no two
     leaders of one epoch are named."""
@@ -147,12 +137,12 @@ def common_response(t, lay, i, leader, epoch, error):
 
 @kernel
 def can_grant_vote(t, lay, i, candidate, log_up_to_date):
-    """`canGrantVote` of voter i's role: unattached, if the candidate's log is at least as up to
-    date as its own; voted, only for the candidate it voted for (its log not looked at again);
-    any other role, never."""
+    """`canGrantVote` of voter i's role: unattached with no leader known, if the candidate's log
+    is at least as up to date as its own; voted, only for the candidate it voted for (its log not
+    looked at again); any other role, never."""
     role = get(t, lay, i, ROLE)
     if role == UNATTACHED:
-        return log_up_to_date
+        return log_up_to_date and get(t, lay, i, LEADER_AT) == NIL
     return role == VOTED and get(t, lay, i, VOTED_FOR) == candidate
 
 
@@ -181,23 +171,8 @@ def restore(t, lay, i):
         put(t, lay, i, ROLE, VOTED)
         put(t, lay, i, VOTED_FOR, voted)
     elif role == FOLLOWER:
-        put(t, lay, i, ROLE, FOLLOWER)
+        put(t, lay, i, ROLE, FOLLOWER if has_id(lay, voter_set(t, lay, i), leader - 1) else UNATTACHED)
         put(t, lay, i, LEADER_AT, leader)
-
-
-@kernel
-def is_voter_key(lay, directory):
-    """A replica key (a voter's node id with directory id `directory`) is that voter's: always
-    when voters are known by node id (KIP-595); under KIP-853 only with the directory id the
-    voter set names, the voter's first (`VoterSet.isVoter` on the ReplicaKey), not the new one
-    a lost disk gave it."""
-    return not lay.directory_ids or directory == 0
-
-
-@kernel
-def is_voter(t, lay, i):
-    """Voter i, with the directory id it has now, counts as the voter of its id (`is_voter_key`)."""
-    return is_voter_key(lay, get(t, lay, i, DIRECTORY))
 
 
 @kernel

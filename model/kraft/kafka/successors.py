@@ -1,7 +1,8 @@
 """The faithful variants' next-state relation: every step Kafka's `raft` module can take from
 a packed state, under the rule set the layout carries. A voter that took a step Kafka refuses
 (the illegal role) takes no more; a leader inside `flushLeaderLog` takes no step but the flush,
-a crash and answering FETCHes."""
+a crash and answering FETCHes; a leader asked to resign takes none but resigning and a crash
+(`KafkaRaftClient.poll` polls its state before it handles the next message)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from .crashes import lose_disk, restart
 from .elections import (append_leader_change, handle_begin_quorum, handle_begin_quorum_response, handle_vote_request,
                         handle_vote_response, send_begin_quorum, send_vote_requests, timeout)
 from .fetching import client_append, flush, handle_fetch_request, handle_fetch_response, send_fetch
-from .guards import NOT_FLUSHING, RECEIVER_READY
+from .guards import NOT_FLUSHING, NOT_RESIGNING, RECEIVER_READY
 from .layout import KIND, in_poll
+from .reconfiguration import add_voter, asked_to_resign, remove_voter, resign, resigned_timeout
 
 
 @kernel
@@ -29,9 +31,15 @@ def _voter_steps(s, lay, out, acts, tally, n, i):
     n = flush(s, lay, out, acts, tally, n, i)
     if not holds(tally, NOT_FLUSHING, not in_poll(s, lay, i)):
         return n
+    n = resign(s, lay, out, acts, tally, n, i)
+    if not holds(tally, NOT_RESIGNING, not asked_to_resign(s, lay, i)):
+        return n
     n = timeout(s, lay, out, acts, tally, n, i)
+    n = resigned_timeout(s, lay, out, acts, tally, n, i)
     n = append_leader_change(s, lay, out, acts, tally, n, i)
     n = client_append(s, lay, out, acts, tally, n, i)
+    n = add_voter(s, lay, out, acts, tally, n, i)
+    n = remove_voter(s, lay, out, acts, tally, n, i)
     n = send_fetch(s, lay, out, acts, tally, n, i)
     n = send_vote_requests(s, lay, out, acts, tally, n, i)
     return send_begin_quorum(s, lay, out, acts, tally, n, i)
@@ -41,6 +49,8 @@ def _voter_steps(s, lay, out, acts, tally, n, i):
 def _handle(s, lay, out, acts, tally, n, at, kind, receiver, sender):
     """The receiver's step on the message of type `kind` on the connection at `at`."""
     if get(s, lay, receiver, ROLE) == ILLEGAL:
+        return n
+    if not holds(tally, NOT_RESIGNING, not asked_to_resign(s, lay, receiver)):
         return n
     if kind == FETCH_REQUEST:
         return handle_fetch_request(s, lay, out, acts, tally, n, at, receiver, sender)
@@ -84,4 +94,4 @@ def successors(s, lay, out, acts, tally):
 
 def max_successors(lay) -> int:
     """An upper bound on the steps enabled in one state (the size of a successor buffer)."""
-    return lay.replicas * (8 + lay.values) + lay.replicas * (lay.replicas - 1)
+    return lay.replicas * (8 + lay.values + 3 * lay.replicas) + lay.replicas * (lay.replicas - 1)

@@ -1,8 +1,9 @@
 """Renaming voters in a packed faithful state, for symmetry reduction: voter blocks move, every
 slot naming a voter (vote, leader, a response's named leader) or a set of voters (votes
-granted, voters heard from) is renamed, each leader's row of fetched end offsets is permuted,
-and each connection's record moves to the renamed pair of voters. Voters are 1..n in slots (0
-is Nil), indices 0..n-1 in a renaming."""
+granted, voters heard from, a VotersRecord in a log or a FETCH response, the bootstrap set) is
+renamed, each leader's row of fetched end offsets is permuted key by key, and each connection's
+record moves to the renamed pair of voters. Voters are 1..n in slots (0 is Nil), indices 0..n-1
+in a renaming."""
 
 from __future__ import annotations
 
@@ -10,10 +11,21 @@ from checker.kernel.jit import kernel
 from checker.kernel.symmetry import rename_set
 
 from ..messages import BEGIN_QUORUM_RESPONSE, FETCH_RESPONSE, VOTE_RESPONSE
-from ..tla.layout import get, put
+from ..tla.layout import LOG, get, put
 from ..tla.symmetry import permute_voters, renamed_voter
 from .channels import connection
-from .layout import HEARD, KIND, A, B, C
+from .layout import BOOT_SET, ENTRIES, ENTRY_PAIRS, HEARD, KIND, A, B, C, key_slot, log_end
+from .voter_set import rename_code
+
+
+@kernel
+def _rename_entries(t, lay, perm, at, count):
+    """Rename the voter sets of the VotersRecords among the `count` (epoch, value) pairs of row t
+    from `at` on."""
+    for k in range(count):
+        value = t[at + 2 * k + 1]
+        if value < 0:
+            t[at + 2 * k + 1] = -rename_code(lay, perm, -value)
 
 
 @kernel
@@ -22,8 +34,18 @@ def permute_head(s, lay, perm, t):
     renamed perm[index] (the voters heard from too). Returns how many slots that is: renamings
     are compared on them before the network is renamed."""
     permute_voters(s, lay, perm, t)
+    directories = lay.max_disk_losses + 1 if lay.directory_ids else 1
     for i in range(lay.replicas):
-        put(t, lay, perm[i], HEARD, rename_set(perm, get(s, lay, i, HEARD)))
+        r = perm[i]
+        put(t, lay, r, HEARD, rename_set(perm, get(s, lay, i, HEARD)))
+        source = lay.voter_base + i * lay.voter_stride
+        target = lay.voter_base + r * lay.voter_stride
+        for h in range(lay.replicas):
+            for d in range(directories):
+                t[target + lay.end_offset_at + key_slot(lay, perm[h], d)] = s[source + lay.end_offset_at +
+                                                                               key_slot(lay, h, d)]
+        if lay.directory_ids:
+            _rename_entries(t, lay, perm, target + LOG, log_end(t, lay, r))
     return lay.channel_base
 
 
@@ -31,8 +53,9 @@ def permute_head(s, lay, perm, t):
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every voter renamed perm[index]."""
     permute_head(s, lay, perm, t)
-    for x in range(lay.channel_base + lay.replicas * (lay.replicas - 1) * lay.record, s.shape[0]):
+    for x in range(lay.extra_at, s.shape[0]):
         t[x] = s[x]
+    t[lay.extra_at + BOOT_SET] = rename_code(lay, perm, s[lay.extra_at + BOOT_SET])
     for i in range(lay.replicas):
         for j in range(lay.replicas):
             if i == j:
@@ -47,3 +70,5 @@ def permute(s, lay, perm, t):
                 t[target + B] = renamed_voter(perm, s[source + B])
             elif kind == FETCH_RESPONSE:
                 t[target + C] = renamed_voter(perm, s[source + C])
+                if lay.directory_ids:
+                    _rename_entries(t, lay, perm, target + ENTRY_PAIRS, s[source + ENTRIES])
