@@ -75,7 +75,8 @@ def _row(key, title, rule, does, sources, *statuses, steps=()):
 ROWS = (
     _row("stand", "standing for election", None,
          "a voter that does not lead (unattached, voted, follower, candidate, resigned) times out and becomes a "
-         "candidate in the next epoch, voting for itself, written to its quorum-state file; an observer never stands",
+         "candidate in the next epoch, voting for itself, written to its quorum-state file; a controller outside its "
+         "own voter set (an observer) never stands",
          "`KafkaRaftClient.pollUnattached`, `KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, "
          "`KafkaRaftClient.pollResigned`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3; "
          "`KafkaRaftClient.pollVoted` @ 3.8.0",
@@ -106,13 +107,25 @@ ROWS = (
          (AS_KAFKA, "all", ""),
          steps=("HandleVoteResponse",)),
     _row("leader-change-record", "the epoch's first record", None,
-         "a new leader appends a LeaderChange control record at its epoch's start offset before any client value",
+         "a new leader appends a LeaderChange control record at its epoch's start offset before any client value; "
+         "under KIP-853 a leader whose log holds no VotersRecord yet (its set came from the bootstrap checkpoint) "
+         "appends a VotersRecord of that set in the same batch, one log entry",
          "`LeaderState.appendLeaderChangeMessage`, `KafkaRaftClient.pollLeader` @ 3.8.0; "
          "`LeaderState.appendStartOfEpochControlRecords` @ 3.9.0-rc3",
          (AS_KAFKA, "kip595 kafka39", ""),
-         (ABSTRACTION, "kip853", "3.9 on kraft.version 1 may append KRaftVersion and Voters records with it; the "
-          "model's voter set never changes, so they would carry nothing new"),
+         (AS_KAFKA, "kip853", "the KRaftVersion record that rides in the same batch is left out: the model has one "
+          "kraft.version"),
          steps=("AppendLeaderChange",)),
+    _row("voter-set", "who the voters are", None,
+         "static voters (`voter-key` id): every controller, by node id, forever; KIP-853: a controller's voter set is "
+         "the last VotersRecord in its own log, committed or not, else the bootstrap checkpoint's if it still has "
+         "the disk that was formatted with one, else none; it adopts a change as the record is appended and drops "
+         "it when the record is truncated; it is a voter only with the directory id the set names, else an observer",
+         "`KRaftControlRecordStateMachine.lastVoterSet`, `KRaftControlRecordStateMachine.updateState`, "
+         "`VoterSetHistory.lastValue`, `QuorumState.isVoter`, `VoterSet.isVoter` @ 3.9.0-rc3",
+         (AS_KAFKA, "all", "a controller formatted with --no-initial-controllers (`--spares`, or back on a new disk) "
+          "has no bootstrap checkpoint"),
+         steps=("AddVoter", "RemoveVoter", "AppendLeaderChange", "HandleFetchResponse")),
     _row("begin-quorum", "announcing the leader", "begin-quorum",
          "`until-acknowledged`: BeginQuorumEpoch to each voter that has not acknowledged the epoch by an answer or a "
          "FETCH; `periodic`: to every voter, again and again; a voter of an older or equal epoch follows the leader "
@@ -126,24 +139,29 @@ ROWS = (
          "an older epoch is answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a non-leader "
          "NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging epoch (the "
          "epoch cache's end of the follower's last epoch); else every record from the fetch offset on, and the "
-         "leader's HW",
+         "leader's HW; a follower fetches from its leader, an unattached observer (KIP-853) from any other "
+         "controller, its bootstrap servers; an unattached voter never fetches",
          "`KafkaRaftClient.handleFetchRequest`, `KafkaRaftClient.tryCompleteFetchRequest`, "
          "`KafkaRaftClient.validateLeaderOnlyRequest`, "
          "`ReplicatedLog.validateOffsetAndEpoch`, `KafkaMetadataLog.endOffsetForEpoch`, "
-         "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3",
+         "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.pollUnattachedAsObserver`, "
+         "`KafkaRaftClient.pollFollowerAsObserver` @ 3.9.0-rc3",
          (ABSTRACTION, "all", "a FETCH that finds nothing new is answered at once rather than parked until "
           "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
-          "snapshots"),
+          "snapshots; an observer that follows a leader fetches only from it (Kafka turns to its bootstrap servers "
+          "after a fetch timeout)"),
          steps=("SendFetch", "HandleFetchRequest")),
     _row("high-watermark", "the leader's HW", "commit-rule",
-         "the voters' end offsets (each follower's last fetch offset, the leader's own LEO as it last counted it), "
-         "sorted from the highest: the one at index n/2 becomes the HW if it passes the HW and (`epoch-start`) the "
-         "epoch's start offset; `majority` (no release) drops that second condition; a client value is acknowledged "
-         "when the HW passes it; an observer's fetches count for nothing",
+         "the end offsets of the voters of the leader's latest set, committed or not (each follower's last fetch "
+         "offset, the leader's own LEO as it last counted it, if it is in the set), sorted from the highest: the one "
+         "at index n/2 becomes the HW if it passes the HW and (`epoch-start`) the epoch's start offset; `majority` "
+         "(no release) drops that second condition; a client value is acknowledged when the HW passes it; the leader "
+         "keeps every replica key's fetch offset, but an observer's fetches move nothing",
          "`LeaderState.maybeUpdateHighWatermark`, `LeaderState.updateReplicaState`, `LeaderState.updateLocalState`, "
-         "`KafkaRaftClient.onUpdateLeaderHighWatermark` @ 3.8.0, 3.9.0-rc3",
+         "`KafkaRaftClient.onUpdateLeaderHighWatermark` @ 3.8.0, 3.9.0-rc3; "
+         "`LeaderState.updateVoterAndObserverStates` @ 3.9.0-rc3",
          (AS_KAFKA, "all", ""),
-         steps=("HandleFetchRequest", "AppendLeaderChange", "ClientAppend")),
+         steps=("HandleFetchRequest", "AppendLeaderChange", "ClientAppend", "AddVoter", "RemoveVoter")),
     _row("leader-flush", "the leader's append and flush", None,
          "the leader appends (a client value, its LeaderChange record), counts its new LEO, and only then flushes; "
          "between the two it answers FETCHes and may crash, nothing else",
@@ -183,7 +201,8 @@ ROWS = (
     _row("restart", "restarting", None,
          "a crash loses the unflushed tail of the log, the HW and what the role kept in memory; the voter comes "
          "back from its quorum-state file: a leader resigned in its epoch, a candidate a candidate again, a voter "
-         "voted, a follower following, unattached in the log's last epoch if the file's is older",
+         "voted, a follower following (but unattached, knowing the leader and granting no vote, if its voter set "
+         "no longer has that leader), unattached in the log's last epoch if the file's is older",
          "`QuorumState.initialize`, `FileQuorumStateStore.writeElectionState` (fsync, atomic rename) @ 3.8.0, "
          "3.9.0-rc3",
          (AS_KAFKA, "all", "a resigned voter does not send EndQuorumEpoch (it only speeds up the next election)"),
@@ -199,14 +218,47 @@ ROWS = (
          "replica key), `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
          (AS_KAFKA, "all", ""),
          steps=("LoseDisk",)),
+    _row("add-voter", "adding a voter", None,
+         "an operator's AddVoter to the leader: it must have a HW in its epoch, the last VotersRecord in its log "
+         "committed and no change pending, and the node id must not be a voter; it appends a VotersRecord of its set "
+         "with the controller's key (node id, directory id it has now), which is its set from then on",
+         "`KafkaRaftClient.handleAddVoterRequest`, `AddVoterHandler.handleAddVoterRequest`, "
+         "`AddVoterHandler.handleApiVersionsResponse`, `LeaderState.appendVotersRecord`, `VoterSet.addVoter` @ "
+         "3.9.0-rc3",
+         (AS_KAFKA, "kip595 kafka39", "no AddVoter: 3.8 has no such request, and 3.9 on kraft.version 0 refuses it "
+          "(UNSUPPORTED_VERSION); --max-voter-changes needs kip853"),
+         (ABSTRACTION, "kip853", "request, API_VERSIONS exchange and append are one step, and the new voter need "
+          "not be caught up (`LeaderState.isReplicaCaughtUp`): both only delay a change, so the model takes every "
+          "change Kafka does and more"),
+         steps=("AddVoter",)),
+    _row("remove-voter", "removing a voter", None,
+         "an operator's RemoveVoter to the leader, under the same conditions, of a voter's exact key while another "
+         "voter remains, the leader itself included: it appends a VotersRecord without it at once, and the change "
+         "stays pending until the HW passes that record",
+         "`KafkaRaftClient.handleRemoveVoterRequest`, `RemoveVoterHandler.handleRemoveVoterRequest`, "
+         "`VoterSet.removeVoter`, `LeaderState.appendVotersRecord` @ 3.9.0-rc3",
+         (AS_KAFKA, "kip595 kafka39", "no RemoveVoter (as for AddVoter)"),
+         (AS_KAFKA, "kip853", ""),
+         steps=("RemoveVoter",)),
+    _row("resign", "a leader removed", None,
+         "a leader that removed itself leads on without counting itself; once the HW passes the record it is asked "
+         "to resign and resigns at its next poll, before it handles anything (in memory: the quorum-state file "
+         "still names it leader); a resigned controller outside its voter set, its election timer run out, goes "
+         "unattached to the next epoch",
+         "`RemoveVoterHandler.highWatermarkUpdated`, `LeaderState.requestResign`, `KafkaRaftClient.pollLeader`, "
+         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3",
+         (AS_KAFKA, "kip595 kafka39", "no RemoveVoter"),
+         (ABSTRACTION, "kip853", "a pending removal never expires: in Kafka one that expires before its record is "
+          "committed leaves the leader leading outside its voter set, a behaviour the model does not take"),
+         steps=("Resign", "ResignedTimeout")),
     _row("not-modelled", "what the model leaves out", None,
-         "check-quorum (a leader that hears from no majority resigns), EndQuorumEpoch, snapshots, AddVoter and "
-         "RemoveVoter, observers other than a voter on a new disk",
+         "check-quorum (a leader that hears from no majority resigns), EndQuorumEpoch, snapshots, UpdateVoter (a "
+         "voter's endpoints), brokers (observers of the metadata log that are not controllers)",
          "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
-         "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `AddVoterHandler.handleAddVoterRequest`, "
-         "`RemoveVoterHandler.handleRemoveVoterRequest` @ 3.9.0-rc3",
-         (MISSING, "all", "a leader that steps down by itself, and voter changes, are behaviours these releases "
-          "have and the model does not take")),
+         "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3",
+         (MISSING, "all", "a leader that steps down by itself is a behaviour these releases have and the model does "
+          "not take; UpdateVoter keeps the voters and their directory ids, so it changes nothing the model "
+          "holds, and brokers never vote or count")),
 )
 """The rows, in the order the docs show them."""
 
