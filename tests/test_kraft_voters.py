@@ -249,3 +249,26 @@ def test_the_orbits_symmetry_stores_are_the_oracles_orbits():
     spares = build_model("kraft", "kip853", replicas=2, max_records=1, max_elections=2, spares=1, max_voter_changes=2)
     assert explore(spares, [], stop_at_first=False, symmetry=True).distinct_states == \
         explore(spares, [], stop_at_first=False, symmetry=False).distinct_states
+
+
+def test_without_the_guard_two_uncommitted_removals_lose_a_value():
+    """`AddVoterHandler`/`RemoveVoterHandler` @ 3.9.0-rc3 take a change only with a HW in the
+    epoch, the last VotersRecord committed and none pending. Without that (no release) n1 removes
+    n3 and n2 before either is committed, commits v1 alone, and n2 and n3 elect n2 without it;
+    under kip853 the same actions stop at the first removal, which waits for a HW."""
+    model = build_model("kraft", "kip853+voter-change-guard=none", replicas=3, max_records=1, max_elections=2,
+                        max_voter_changes=2)
+    result = explore(model, select("kraft", ["leader-has-acked-values"]), stop_at_first=True)
+    steps = result.violations["leader-has-acked-values"].steps
+    assert len(steps) == 15
+    removals = [k for k, step in enumerate(steps) if step.action[0] == "RemoveVoter"]
+    assert len(removals) == 2 and steps[removals[1]].state.hw[0] > steps[removals[1] - 1].state.hw[0]
+    assert voter_set(steps[-1].state, 0) == _code(1) and voter_set(steps[-1].state, 1) == _code(1, 2, 3)
+    kafka = build_model("kraft", "kip853", **model.parameters())
+    state = kafka.initial_states()[0]
+    for k, step in enumerate(steps):
+        enabled = dict(kafka.successors(state))
+        if step.action not in enabled:
+            break
+        state = enabled[step.action]
+    assert k == removals[0] and state.hw[0] == 0

@@ -218,10 +218,11 @@ ROWS = (
          "replica key), `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
          (AS_KAFKA, "all", ""),
          steps=("LoseDisk",)),
-    _row("add-voter", "adding a voter", None,
-         "an operator's AddVoter to the leader: it must have a HW in its epoch, the last VotersRecord in its log "
-         "committed and no change pending, and the node id must not be a voter; it appends a VotersRecord of its set "
-         "with the controller's key (node id, directory id it has now), which is its set from then on",
+    _row("add-voter", "adding a voter", "voter-change-guard",
+         "an operator's AddVoter to the leader: (`committed`) it must have a HW in its epoch, the last VotersRecord "
+         "in its log committed and no change pending (`none`, no release, drops these), and the node id must not be "
+         "a voter; it appends a VotersRecord of its set with the controller's key (node id, directory id it has "
+         "now), which is its set from then on",
          "`KafkaRaftClient.handleAddVoterRequest`, `AddVoterHandler.handleAddVoterRequest`, "
          "`AddVoterHandler.handleApiVersionsResponse`, `LeaderState.appendVotersRecord`, `VoterSet.addVoter` @ "
          "3.9.0-rc3",
@@ -231,7 +232,7 @@ ROWS = (
           "not be caught up (`LeaderState.isReplicaCaughtUp`): both only delay a change, so the model takes every "
           "change Kafka does and more"),
          steps=("AddVoter",)),
-    _row("remove-voter", "removing a voter", None,
+    _row("remove-voter", "removing a voter", "voter-change-guard",
          "an operator's RemoveVoter to the leader, under the same conditions, of a voter's exact key while another "
          "voter remains, the leader itself included: it appends a VotersRecord without it at once, and the change "
          "stays pending until the HW passes that record",

@@ -5,10 +5,11 @@ every choice is cited to the Kafka code that has it; `--rule` switches any of th
 (`model.rules`). Variant `tla` is no preset: its steps are the TLA+ specification's, written
 apart (`model.kraft.tla`), and no rule switches them.
 
-    rule           kip595               kafka39       kip853
-    begin-quorum   until-acknowledged   periodic      periodic
-    voter-key      id                   id            directory
-    commit-rule    epoch-start          epoch-start   epoch-start
+    rule                 kip595               kafka39       kip853
+    begin-quorum         until-acknowledged   periodic      periodic
+    voter-key            id                   id            directory
+    commit-rule          epoch-start          epoch-start   epoch-start
+    voter-change-guard   committed            committed     committed
 """
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ COMMIT_RULE = Rule("commit-rule", "which records a leader's HW may pass", {
     "epoch-start": "only once a majority has reached past the start of the leader's own epoch, its LeaderChange "
                    "record, so records of earlier epochs are committed by one of its own (every release)"})
 
-RULES = (BEGIN_QUORUM, VOTER_KEY, COMMIT_RULE)
+VOTER_CHANGE_GUARD = Rule("voter-change-guard", "when a leader takes an AddVoter or RemoveVoter", {
+    "committed": "only with a HW in its epoch, the last VotersRecord in its log committed and no other change pending, "
+                 "so no two voter sets in force lack a common majority (every release with voter changes)",
+    "none": "whenever it is asked: a change may follow one not yet committed, as in Raft's single-server changes before "
+            "their fix (no Kafka release; a choice to ablate)"})
+
+RULES = (BEGIN_QUORUM, VOTER_KEY, COMMIT_RULE, VOTER_CHANGE_GUARD)
 
 
 class KRaftVariant(NamedTuple):
@@ -52,12 +59,16 @@ class KRaftVariant(NamedTuple):
 
 VARIANTS = {
     "kip595": KRaftVariant("3.3 to 3.8", "static voters (controller.quorum.voters): a voter is its node id",
-                           {"begin-quorum": "until-acknowledged", "voter-key": "id", "commit-rule": "epoch-start"}),
+                           {"begin-quorum": "until-acknowledged", "voter-key": "id", "commit-rule": "epoch-start",
+                            "voter-change-guard": "committed"}),
     "kafka39": KRaftVariant("3.9 on kraft.version 0", "kip595 with BeginQuorumEpoch sent periodically; still static "
-                            "voters", {"begin-quorum": "periodic", "voter-key": "id", "commit-rule": "epoch-start"}),
-    "kip853": KRaftVariant("3.9 on kraft.version 1", "kafka39 with dynamic voters' identities: a voter is its node id "
-                           "and directory id (KIP-853)",
-                           {"begin-quorum": "periodic", "voter-key": "directory", "commit-rule": "epoch-start"}),
+                            "voters", {"begin-quorum": "periodic", "voter-key": "id", "commit-rule": "epoch-start",
+                                       "voter-change-guard": "committed"}),
+    "kip853": KRaftVariant("3.9 on kraft.version 1", "kafka39 with dynamic voters (KIP-853): a voter is its node id "
+                           "and directory id, and the voter set is records in the log that AddVoter and RemoveVoter "
+                           "append (--spares, --max-voter-changes)",
+                           {"begin-quorum": "periodic", "voter-key": "directory", "commit-rule": "epoch-start",
+                            "voter-change-guard": "committed"}),
 }
 
 RELEASES = {"kip595": ("3.3", "3.4", "3.5", "3.6", "3.7", "3.8"), "kafka39": ("3.9",), "kip853": ("3.9",)}
@@ -82,10 +93,13 @@ class Rules(NamedTuple):
     commit_past_epoch_start: bool
     """A leader's HW moves only once a majority has passed its epoch's start offset (every
     release), not to whatever a majority has reached."""
+    guarded_voter_changes: bool
+    """A leader changes the voter set only on settled ground (every release), not whenever asked."""
 
 
 def rules_of(rule_set: RuleSet) -> Rules:
     """The choices of a faithful rule set, as the steps read them."""
     return Rules(periodic_begin_quorum=rule_set.choices["begin-quorum"] == "periodic",
                  directory_ids=rule_set.choices["voter-key"] == "directory",
-                 commit_past_epoch_start=rule_set.choices["commit-rule"] == "epoch-start")
+                 commit_past_epoch_start=rule_set.choices["commit-rule"] == "epoch-start",
+                 guarded_voter_changes=rule_set.choices["voter-change-guard"] == "committed")

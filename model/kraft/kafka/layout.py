@@ -59,6 +59,7 @@ class KafkaLayout(NamedTuple):
     periodic_begin_quorum: bool
     directory_ids: bool
     commit_past_epoch_start: bool
+    guarded_voter_changes: bool
     spares: int
     max_voter_changes: int
     radix: int
@@ -75,8 +76,8 @@ class KafkaLayout(NamedTuple):
 
 
 def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk_losses: int,
-                 periodic_begin_quorum: bool, directory_ids: bool, commit_past_epoch_start: bool, spares: int = 0,
-                 voter_changes: int = 0) -> KafkaLayout:
+                 periodic_begin_quorum: bool, directory_ids: bool, commit_past_epoch_start: bool,
+                 guarded_voter_changes: bool = True, spares: int = 0, voter_changes: int = 0) -> KafkaLayout:
     """The layout for these bounds and rules. A log holds at most one epoch-start record per
     election, every client value once and one VotersRecord per voter change. A replica key's
     directory id is 0 for a controller's first disk and one more per lost disk. Rows are padded
@@ -91,7 +92,7 @@ def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk
     extra_at = channel_base + replicas * (replicas - 1) * record
     width = -(-(extra_at + 2) // 8) * 8
     return KafkaLayout(replicas, values, elections, restarts, disk_losses, periodic_begin_quorum, directory_ids,
-                       commit_past_epoch_start, spares, voter_changes, radix(replicas), keys, logs, width, base, stride,
+                       commit_past_epoch_start, guarded_voter_changes, spares, voter_changes, radix(replicas), keys, logs, width, base, stride,
                        end_offset_at, end_offset_at + keys, channel_base, record, extra_at)
 
 

@@ -35,12 +35,15 @@ from .voter_set import has_id, is_voter, size, voter_set, voters_record_at, with
 
 @kernel
 def may_change_voters(s, lay, i):
-    """Leader i would take a voter change now: a change remains (--max-voter-changes), it has a
-    HW past its epoch's start (`LeaderState.highWatermark` present), the last VotersRecord in its
-    log is committed, and no RemoveVoter is pending (`isOperationPending`)."""
+    """Leader i would take a voter change now: a change remains (--max-voter-changes), its epoch's
+    first batch is written (the request is handled after the poll that appends it), and (rule
+    `voter-change-guard`, choice committed) it has a HW past its epoch's start
+    (`LeaderState.highWatermark` present), the last VotersRecord in its log is committed, and no
+    RemoveVoter is pending (`isOperationPending`)."""
+    settled = (get(s, lay, i, HW) > get(s, lay, i, START_OFFSET) and voters_record_at(s, lay, i) <= get(s, lay, i, HW)
+               and voter_op(s, lay, i) == 0)
     return (s[lay.extra_at + FOOTER_CHANGES] < lay.max_voter_changes and get(s, lay, i, ROLE) == LEADER and
-            get(s, lay, i, HW) > get(s, lay, i, START_OFFSET) and voters_record_at(s, lay, i) <= get(s, lay, i, HW)
-            and voter_op(s, lay, i) == 0)
+            log_end(s, lay, i) != get(s, lay, i, START_OFFSET) and (settled or not lay.guarded_voter_changes))
 
 
 @kernel
