@@ -29,6 +29,7 @@ COLOURS = {
 
 LABELS = {
     "record": "a@e1: record a, appended in leader epoch 1; one box per offset, offset 0 on the left",
+    "voters": "{12}@e1: a voter set (KRaft's VotersRecord) of n1 and n2, appended in epoch 1",
     "committed": "green record: committed, i.e. below the replica's HW",
     "unflushed": "dashed record: only in the page cache, not yet flushed to disk",
     "empty": "dotted box: free offset",
@@ -54,6 +55,7 @@ def legend_keys(views: list[dict[str, Lane]], lost: list[Loss], last: str, selec
     lanes = [lane for view in views for lane in view.values()]
     used = {
         "record": any(lane.cells for lane in lanes),
+        "voters": any(cell.startswith("{") for lane in lanes for cell in lane.cells),
         "committed": any(lane.hw for lane in lanes if lane.cells),
         "unflushed": any(lane.flushed is not None and lane.flushed < len(lane.cells) for lane in lanes),
         "empty": any(lane.leo is not None for lane in lanes),

@@ -53,7 +53,8 @@ def record_box(ax, x: float, y: float, text: str, style: str) -> None:
     ax.add_patch(Rectangle((x, y), CELL, BOX, facecolor=face, edgecolor=edge, linestyle=dash,
                            linewidth=1.4 if style in ("lost", "unflushed") else 0.8))
     if text:
-        ax.text(x + CELL / 2, y + BOX / 2, text, ha="center", va="center", fontsize=FONT,
+        size = min(FONT, 0.85 * CELL * 72 / (len(text) * 0.62))  # a long label shrinks to fit its box
+        ax.text(x + CELL / 2, y + BOX / 2, text, ha="center", va="center", fontsize=size,
                 color="white" if style == "lost" else COLOURS["ink"], fontweight="bold" if style == "lost" else None)
 
 
@@ -100,9 +101,9 @@ def _swatch(ax, key: str, x: float, y: float) -> None:
     """The mark a legend entry explains, drawn in a SWATCH-wide slot whose left edge is x,
     centred on y."""
     top = y - BOX / 2
-    if key in ("record", "committed", "unflushed", "lost", "empty"):
-        record_box(ax, x + 0.1, top, {"record": "a@e1", "empty": ""}.get(key, "a@e0"),
-                   {"record": "plain", "committed": "committed"}.get(key, key))
+    if key in ("record", "voters", "committed", "unflushed", "lost", "empty"):
+        record_box(ax, x + 0.1, top, {"record": "a@e1", "voters": "{12}@e1", "empty": ""}.get(key, "a@e0"),
+                   {"record": "plain", "voters": "plain", "committed": "committed"}.get(key, key))
     elif key == "hw":
         hw_bar(ax, x + 0.35, top, None)
     elif key == "leo":

@@ -27,6 +27,15 @@ def entry(epoch: int, value: int, replicas: int) -> str:
     return f"{'LC' if value == CONTROL else f'v{value}'}@e{epoch}"
 
 
+def box_label(epoch: int, value: int, replicas: int) -> str:
+    """A log entry as a picture's box shows it: as `entry`, but a VotersRecord as `{123}@e2`, its
+    voters' numbers (a later directory marked `'`)."""
+    if value >= 0:
+        return entry(epoch, value, replicas)
+    voters = voter_sets.members(-value, replicas)
+    return "{" + "".join(f"{v}" + "'" * d for v, d in voters.items()) + f"}}@e{epoch}"
+
+
 def entries(log: tuple, replicas: int) -> str:
     """A log as its entries (`entry`)."""
     return " ".join(entry(epoch, value, replicas) for epoch, value in log) or "empty"
@@ -149,6 +158,10 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
         return f"{me} answers {voter(action[2])}'s FETCH: " + \
             (message(answer[0], n) if answer else "to no one (its sender no longer waits)") + hw + resign
     if after.role[i] != before.role[i] and ROLES[after.role[i]] == "illegal":
+        answer = next((m for m, _ in before.messages if m[0] == msg.FETCH_RESPONSE and msg.dest(m) == who), None)
+        if answer and msg.fields(answer).leader == who:
+            return (f"{me} handles {voter(action[2])}'s FETCH answer, which names it leader of epoch {msg.epoch(answer)}, "
+                    f"and throws: it does not lead (hasConsistentLeader)")
         return f"{me} handles {voter(action[2])}'s FETCH answer and throws (Kafka refuses it)"
     if len(after.log[i]) < len(before.log[i]):
         return f"{me} truncates its log to offset {len(after.log[i])}" + change
@@ -247,14 +260,21 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
     return out
 
 
+def _caption(s: KRaftState, i: int) -> str:
+    """Voter i's lane caption: epoch, role and vote (an observer said instead of no vote), and
+    where its flushed log ends when it has an unflushed tail."""
+    observer = _membership(s, i).endswith("observer")
+    vote = "observer" if observer and s.voted_for[i] == NIL else f"voted {voter(s.voted_for[i])}"
+    return (f"e{s.epoch[i]} {ROLES[s.role[i]]}, {vote}" + (", observer" if observer and s.voted_for[i] else "")
+            + (f", flushed to {s.flushed[i]}" if s.flushed and s.flushed[i] < len(s.log[i]) else ""))
+
+
 def lanes(s: KRaftState) -> dict:
-    """One lane per voter: its log's entries, HW and end, whether it leads, and its epoch, role
+    """One lane per voter: its log's entries (`box_label`), HW and end, whether it leads, and its epoch, role
     and vote as the caption (and, in a faithful variant, where its flushed log ends when it has
     an unflushed tail)."""
     n = len(s.role)
-    return {voter(i + 1): Lane(tuple(entry(epoch, value, n) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
+    return {voter(i + 1): Lane(tuple(box_label(epoch, value, n) for epoch, value in s.log[i]), s.hw[i], len(s.log[i]),
                                s.role[i] == LEADER,
-                               f"e{s.epoch[i]} {ROLES[s.role[i]]}, voted {voter(s.voted_for[i])}"
-                               + (f", flushed to {s.flushed[i]}" if s.flushed and s.flushed[i] < len(s.log[i]) else "")
-                               + (", observer" if _membership(s, i).endswith("observer") else ""))
+                               _caption(s, i))
             for i in range(n)}
