@@ -105,18 +105,6 @@ def key_slot(lay, h, directory):
 
 
 @kernel
-def key_offset(s, lay, i, slot):
-    """Leader i's record of the end offset the replica key at `slot` last fetched from."""
-    return int(s[lay.voter_base + i * lay.voter_stride + lay.end_offset_at + slot])
-
-
-@kernel
-def set_key_offset(t, lay, i, slot, offset):
-    """Leader i records that the replica key at `slot` fetched from `offset`."""
-    t[lay.voter_base + i * lay.voter_stride + lay.end_offset_at + slot] = offset
-
-
-@kernel
 def clear_leader_state(t, lay, i):
     """Voter i keeps no leader state: no key's end offset, no pending voter change."""
     for x in range(lay.end_offset_at, lay.voter_stride):

@@ -13,16 +13,15 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 
 from ..state import ACKED, WRITTEN
-from ..tla.layout import HW, acked, entry_value, get, put, set_acked
-from .layout import DIRECTORY, HEARD, RESIGN_REQUESTED, START_OFFSET, key_offset, key_slot, set_key_offset, \
-    set_voter_op, voter_op
+from ..tla.layout import HW, acked, end_offset, entry_value, get, put, set_acked, set_end_offset
+from .layout import DIRECTORY, HEARD, RESIGN_REQUESTED, START_OFFSET, key_slot, set_voter_op, voter_op
 from .voter_set import has_id, has_key, named_directory, size, voter_set
 
 
 @kernel
 def _voter_offset(s, lay, i, code, h):
     """Leader i's record of the end offset of the key its voter set `code` names for controller h."""
-    return key_offset(s, lay, i, key_slot(lay, h, named_directory(lay, code, h) if lay.directory_ids else 0))
+    return end_offset(s, lay, i, key_slot(lay, h, named_directory(lay, code, h) if lay.directory_ids else 0))
 
 
 @kernel
@@ -72,7 +71,7 @@ def counted(t, lay, i, voter, directory, offset):
     """Leader i records that replica key (`voter` (index), `directory`) reached `offset`
     (`updateReplicaState`, `updateLocalState`); a key of its voter set has heard of its epoch,
     and moves the HW."""
-    set_key_offset(t, lay, i, key_slot(lay, voter, directory), offset)
+    set_end_offset(t, lay, i, key_slot(lay, voter, directory), offset)
     if has_key(lay, voter_set(t, lay, i), voter, directory):
         put(t, lay, i, HEARD, get(t, lay, i, HEARD) | 1 << voter)
         update_high_watermark(t, lay, i)
@@ -83,5 +82,5 @@ def counted_self(t, lay, i, offset):
     """Leader i counts its own LEO, `offset` (`flushLeaderLog` updates the leader's end offset
     before it flushes), and updates its HW over its latest voter set, itself a member or not
     (`updateLocalState`)."""
-    set_key_offset(t, lay, i, key_slot(lay, i, get(t, lay, i, DIRECTORY)), offset)
+    set_end_offset(t, lay, i, key_slot(lay, i, get(t, lay, i, DIRECTORY)), offset)
     update_high_watermark(t, lay, i)
