@@ -272,3 +272,21 @@ def test_without_the_guard_two_uncommitted_removals_lose_a_value():
             break
         state = enabled[step.action]
     assert k == removals[0] and state.hw[0] == 0
+
+
+def test_explain_names_two_voter_sets_without_a_common_majority(tmp_path):
+    """`--explain` of the guard story: the two hasty removals, the acknowledgement under {n1}, and
+    the election under {n1, n2, n3}."""
+    from traces.explain import explain
+    from traces.store import load_trace
+
+    run_cli("check", "--model", "kraft", "--variant", "kip853+voter-change-guard=none", "--replicas", "3",
+            "--max-records", "1", "--max-elections", "2", "--max-voter-changes", "2", "--engine", "local",
+            "--invariant", "leader-has-acked-values", "--trace-dir", str(tmp_path))
+    trace, model = load_trace(tmp_path / "kraft-kip853+voter-change-guard=none-leader-has-acked-values.json")
+    told = explain(trace, model)
+    cause = next(line for line in told if line.startswith("Cause:"))
+    assert cause.endswith("(voter-sets-without-common-majority).")
+    assert sum("changed its voter set while a VotersRecord" in line for line in told) == 2
+    assert any("A majority of it, {n1}, and a majority of {n1, n2, n3}, {n2, n3}, share no voter" in line
+               for line in told)

@@ -31,6 +31,7 @@ class Cause(str, Enum):
     RETRY_AFTER_LOST_ANSWER = "retry-after-lost-answer"
     ISR_JOIN_ON_STALE_POSITION = "isr-join-on-stale-position"
     VOTE_AFTER_LOST_DISK = "vote-after-lost-disk"
+    VOTER_SETS_WITHOUT_COMMON_MAJORITY = "voter-sets-without-common-majority"
     LEADERLESS = "leaderless"
 
 

@@ -38,6 +38,8 @@ TITLES = {
     Cause.RETRY_AFTER_LOST_ANSWER: "a retry appended again after the answer to the first append was lost",
     Cause.ISR_JOIN_ON_STALE_POSITION: "a follower added to the ISR on a position it no longer holds",
     Cause.VOTE_AFTER_LOST_DISK: "a voter that lost its disk voted again, for a candidate without the record",
+    Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY: "two voter sets in force with no majority in common (uncommitted "
+                                              "voter changes)",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""

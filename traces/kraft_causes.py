@@ -15,14 +15,22 @@ trace says how. Three causes are recognised, each from the trace alone:
   lacks the value won a vote from that majority: Raft's Figure 8. Culprits: the
   acknowledgement and the vote.
 
+- `voter-sets-without-common-majority`: the leader that acknowledged the value did so under a
+  voter set it had reached by voter changes taken before the earlier ones were committed (rule
+  `voter-change-guard` switched to `none`, which no release does), and the newest leader won
+  under a voter set of its own log, with no majority in common with the first. Culprits: each
+  such change and the acknowledgement.
+
 `render` words a diagnosis as `traces.explain` does the others, and `culprit_line` each culprit.
 """
 
 from __future__ import annotations
 
-from model.kraft import messages as msg
+from itertools import combinations
+
+from model.kraft import messages as msg, voter_sets
 from model.kraft.state import ACKED, LEADER, last_epoch
-from model.kraft.words import entry, voter
+from model.kraft.words import entry, voter, voter_set
 
 from .cause import Cause, Culprit, Damage, Diagnosis
 from .trace import Trace
@@ -50,6 +58,9 @@ def diagnose(trace: Trace) -> Diagnosis | None:
     early = _earlier_epoch_commit(trace, states, acked, leader, value)
     if early is not None:
         return early
+    apart = _sets_apart(trace, states, acked, leader, value)
+    if apart is not None:
+        return apart
     for k in range(len(trace.steps), 0, -1):
         action, before, after = trace.steps[k - 1].action, states[k - 1], states[k]
         who = action[1] - 1
@@ -96,6 +107,39 @@ def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: 
     return Diagnosis(Cause.EARLIER_EPOCH_COUNTED, trace.invariant, len(trace), damage, culprits)
 
 
+def _majorities(code: int, n: int) -> list[set[int]]:
+    """Every smallest majority of the voter set `code` of n controllers, as sets of voters (1..n)."""
+    voters = sorted(voter_sets.members(code, n))
+    return [set(q) for q in combinations(voters, len(voters) // 2 + 1)]
+
+
+def _names(voters: set[int]) -> str:
+    """A set of voters (1..n) in words: `{n2, n3}`."""
+    return "{" + ", ".join(voter(v) for v in sorted(voters)) + "}"
+
+
+def _sets_apart(trace: Trace, states, acked: int, leader: int, value: int) -> Diagnosis | None:
+    """The diagnosis of voter changes taken on unsettled ground: the set the acknowledging leader
+    had at the acknowledgement and the set `leader` (index) won under share no majority, and the
+    acknowledging leader changed its set while an earlier change of its epoch was uncommitted."""
+    n = len(states[0].role)
+    after, committer = states[acked], trace.steps[acked - 1].action[1] - 1
+    won = _elected(states, leader)
+    acking, winning = voter_set(after, committer), voter_set(states[won[-1]], leader) if won else None
+    if not acking or not winning or all(a & w for a in _majorities(acking, n) for w in _majorities(winning, n)):
+        return None
+    hasty = [k for k in range(1, acked + 1) if trace.steps[k - 1].action[0] in ("AddVoter", "RemoveVoter")
+             and trace.steps[k - 1].action[1] == committer + 1
+             and any(v < 0 for _, v in states[k - 1].log[committer][states[k - 1].hw[committer]:])]
+    offset = _holds(after, committer, value)
+    if not hasty or offset is None:
+        return None
+    record = after.log[committer][offset]
+    damage = Damage(won[-1], "elected", leader, peer=committer, offset=offset, record=record)
+    culprits = tuple(Culprit(k, "uncommitted-change", committer) for k in hasty) + (_ack(trace, acked, record),)
+    return Diagnosis(Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY, trace.invariant, len(trace), damage, culprits)
+
+
 def _elected(states, who: int) -> list[int]:
     """The steps at which voter `who` (index) became leader, in order."""
     return [k for k in range(1, len(states)) if states[k].role[who] == LEADER and states[k - 1].role[who] != LEADER]
@@ -133,6 +177,10 @@ def culprit_line(c: Culprit, page) -> str:
                 f"{state.hw[c.replica]} over {value}, a record of an earlier epoch, on a majority that had not reached "
                 f"its own epoch's start (offset {state.start_offset[c.replica]}): {page.words[c.step]}. {value} was "
                 f"acknowledged though no record of epoch {state.epoch[c.replica]} was committed.")
+    if c.role == "uncommitted-change":
+        before = page.trace.states()[c.step - 1]
+        return (f"At step {c.step}, {who} changed its voter set while a VotersRecord in its log was not yet "
+                f"committed (its HW {before.hw[c.replica]}): {page.words[c.step]}.")
     if c.role == "disk-loss":
         return (f"At step {c.step}, {who}, which had held {value}, came back on a new, empty disk: "
                 f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
@@ -171,6 +219,22 @@ def render(d: Diagnosis, page) -> list[str]:
                    "LeaderState.maybeUpdateHighWatermark moves the HW only once a majority has passed the start of "
                    "the leader's own epoch, its LeaderChange record (rule commit-rule, choice epoch-start): in every "
                    "release this acknowledgement waits, and the same steps lose nothing."])
+    if d.kind is Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY:
+        states, n = page.trace.states(), len(page.trace.states()[0].role)
+        acked = d.culprits[-1].step
+        acking_code, winning_code = voter_set(states[acked], dmg.peer), voter_set(states[dmg.step], dmg.replica)
+        mine, theirs = next((a, w) for a in _majorities(acking_code, n) for w in _majorities(winning_code, n)
+                            if not a & w)
+        acking, winning = voter_sets.describe(acking_code, n), voter_sets.describe(winning_code, n)
+        return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}, elected under the "
+                 f"voter set {winning} of its own log: {page.words[dmg.step]}."]
+                + [culprit_line(c, page) for c in d.culprits]
+                + [f"{voter(dmg.peer + 1)} acknowledged {value} under {acking}. A majority of it, {_names(mine)}, and "
+                   f"a majority of {winning}, {_names(theirs)}, share no voter, so nothing carried {value} into the "
+                   "election. Kafka's AddVoterHandler and "
+                   "RemoveVoterHandler take a change only with a HW in the leader's epoch, the last VotersRecord "
+                   "committed and no change pending (rule voter-change-guard, choice committed): in 3.9 the second "
+                   "change waits for the first, and two sets in force always share a majority."])
     return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: {page.words[dmg.step]}."]
             + [culprit_line(c, page) for c in d.culprits]
             + ["KIP-853 (Kafka 3.9 on kraft.version 1) knows a voter by node id and directory id: the voter on the "
