@@ -209,15 +209,18 @@ def describe_step(action: tuple, before: KRaftState, after: KRaftState) -> str:
 
 
 def voter_set(s: KRaftState, i: int) -> int | None:
-    """Voter i's (index) voter set as a code (`model.kraft.voter_sets`) under KIP-853: its log's
-    last VotersRecord, else the bootstrap set if it still has its first disk and is in it, else
-    0 (none); None for static voters, whose set is everyone."""
+    """Voter i's (index) voter set as a code (`model.kraft.voter_sets`) under KIP-853, as the
+    kernel reads it off the packed state (`model.kraft.kafka.voter_set.voter_set`); None for
+    static voters, whose set is everyone."""
     if not s.boot:
         return None
-    records = [-value for _, value in s.log[i] if value < 0]
-    if records:
-        return records[-1]
-    return s.boot if s.directory[i] == 0 and (i + 1) in voter_sets.members(s.boot, len(s.role)) else 0
+    from .kafka import codec, voter_set as kernel_sets
+    from .kafka.layout import kafka_layout
+
+    n = len(s.role)
+    lay = kafka_layout(n, len(s.acked), max(len(log) for log in s.log), 0, len(s.end_offset[0]) // n - 1, True, True,
+                       True)
+    return int(kernel_sets.voter_set(codec.encode(s, lay), lay, i))
 
 
 def _membership(s: KRaftState, i: int) -> str:
