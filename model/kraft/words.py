@@ -251,8 +251,9 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
                  f"log {entries(s.log[i], n)}", f"HW {s.hw[i]}"]
         if s.flushed:
             lines.append(f"flushed to {s.flushed[i]}" + (f", directory {s.directory[i]}" if s.directory[i] else ""))
-        if _membership(s, i):
-            lines.append(_membership(s, i))
+        membership = _membership(s, i)
+        if membership:
+            lines.append(membership)
         if s.role[i] == LEADER and n > 1:
             lines.append(_fetched(s, i))
         if s.voter_op and s.voter_op[i]:
