@@ -4,7 +4,10 @@ variant; the kernels pack them (`model.kraft.tla.messages`, `model.kraft.kafka.c
 A message is a tuple (type, source, destination, epoch, its own fields): voters are 1..n, 0 is
 Nil, and the epoch is the sender's, or for a response the one the answer is about.
 
-    Vote request              last log epoch, log end offset
+    Vote request              last log epoch, log end offset; in the faithful variants also the
+                              directory id it is addressed to
+    Pre-vote request          as a Vote request (4.0: a Vote request with PreVote set, sent in
+                              the sender's own epoch; only the faithful variants have it)
     Vote response             leader known, granted (0/1), error
     BeginQuorumEpoch          -
     BeginQuorumEpoch response error; in the faithful variants also the leader known
@@ -27,9 +30,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
-VOTE_REQUEST, VOTE_RESPONSE, BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE = range(1, 7)
+VOTE_REQUEST, VOTE_RESPONSE, BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, \
+    PRE_VOTE_REQUEST = range(1, 8)
 NAMES = {VOTE_REQUEST: "Vote request", VOTE_RESPONSE: "Vote response", BEGIN_QUORUM_REQUEST: "BeginQuorumEpoch",
-         BEGIN_QUORUM_RESPONSE: "BeginQuorumEpoch response", FETCH_REQUEST: "FETCH", FETCH_RESPONSE: "FETCH response"}
+         BEGIN_QUORUM_RESPONSE: "BeginQuorumEpoch response", FETCH_REQUEST: "FETCH", FETCH_RESPONSE: "FETCH response",
+         PRE_VOTE_REQUEST: "Pre-vote request"}
 
 OK, NOT_OK, DIVERGING = 1, 2, 3
 """A FETCH response's result: records (maybe none), an error, or a diverging epoch."""
@@ -40,7 +45,7 @@ directory id the receiver no longer has."""
 RESULTS = {OK: "ok", NOT_OK: "error", DIVERGING: "diverging"}
 ERRORS = {0: "none", FENCED_LEADER_EPOCH: "FENCED_LEADER_EPOCH", NOT_LEADER: "NOT_LEADER",
           UNKNOWN_LEADER: "UNKNOWN_LEADER", INVALID_VOTER_KEY: "INVALID_VOTER_KEY"}
-REQUESTS = (VOTE_REQUEST, BEGIN_QUORUM_REQUEST, FETCH_REQUEST)
+REQUESTS = (VOTE_REQUEST, BEGIN_QUORUM_REQUEST, FETCH_REQUEST, PRE_VOTE_REQUEST)
 
 
 def source(m: tuple) -> int:

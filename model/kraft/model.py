@@ -65,7 +65,7 @@ class KRaftModel:
         b, rules = self.bounds, rules_of(rule_set)
         lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
                            rules.periodic_begin_quorum, rules.directory_ids, rules.commit_past_epoch_start,
-                           rules.guarded_voter_changes, b.spares, b.max_voter_changes)
+                           rules.guarded_voter_changes, b.spares, b.max_voter_changes, rules.pre_vote, rules.keeps_vote)
         self._layout = lay
         return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
                       kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),

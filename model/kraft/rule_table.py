@@ -11,8 +11,12 @@ variant by variant, whether the two agree:
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
 docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
-and a test keeps them equal. The tags read are 3.8.0 (`kip595`) and 3.9.0-rc3 (`kafka39`,
-`kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read).
+and a test keeps them equal. The tags read are 3.8.0 (`kip595`), 3.9.0-rc3 (`kafka39`,
+`kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read) and 4.0.0
+(`kafka40`; commit 53364c5). At 4.0.0, `KafkaRaftClient`, `ProspectiveState` and `ResignedState`
+were read at the tag's commit; `QuorumState`, `UnattachedState`, `CandidateState` and
+`FollowerState` in later versions whose methods match every call 4.0.0's `KafkaRaftClient` makes
+(the rows' notes say so where it matters).
 """
 
 from __future__ import annotations
@@ -73,20 +77,39 @@ def _row(key, title, rule, does, sources, *statuses, steps=()):
 
 
 ROWS = (
-    _row("stand", "standing for election", None,
-         "a voter that does not lead (unattached, voted, follower, candidate, resigned) times out and becomes a "
-         "candidate in the next epoch, voting for itself, written to its quorum-state file; a controller outside its "
-         "own voter set (an observer) never stands",
+    _row("stand", "standing for election", "election",
+         "`vote`: a voter that does not lead (unattached, voted, follower, candidate, resigned) times out and becomes "
+         "a candidate in the next epoch, voting for itself, written to its quorum-state file; `pre-vote`: it becomes "
+         "a prospective in its own epoch instead (nothing written), keeping the epoch's leader and its vote, and a "
+         "candidate may become a candidate again only through a prospective; a resigned voter goes unattached to the "
+         "next epoch; a controller outside its own voter set (an observer) never stands",
          "`KafkaRaftClient.pollUnattached`, `KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, "
          "`KafkaRaftClient.pollResigned`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3; "
-         "`KafkaRaftClient.pollVoted` @ 3.8.0",
-         (ABSTRACTION, "all", "no clocks: any of them may time out at any moment, which covers every setting of "
-          "the election and fetch timeouts; a candidate's backoff and its next candidacy are one step"),
+         "`KafkaRaftClient.pollVoted` @ 3.8.0; `KafkaRaftClient.pollUnattachedAsVoter`, "
+         "`KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, `KafkaRaftClient.pollResigned`, "
+         "`KafkaRaftClient.transitionToProspective`, `KafkaRaftClient.onBecomeProspective`, "
+         "`QuorumState.transitionToProspective`, `QuorumState.transitionToCandidate` @ 4.0.0",
+         (ABSTRACTION, "kip595 kafka39 kip853", "no clocks: any of them may time out at any moment, which covers every "
+          "setting of the election and fetch timeouts; a candidate's backoff and its next candidacy are one step"),
+         (ABSTRACTION, "kafka40 kafka40-static", "no clocks, as before; a candidate's backoff and its next pre-vote round are one "
+          "step"),
          steps=("Timeout",)),
+    _row("pre-vote", "a prospective's pre-vote", "election",
+         "`pre-vote`: a prospective counts each answer to its pre-vote requests; granted a majority, it stands as a "
+         "candidate in the next epoch; refused by a majority, or its election timer run out first, it goes back, in "
+         "its epoch, to following the leader it knows if its voter set names it, else to unattached, keeping its vote",
+         "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeHandleElectionLoss`, "
+         "`KafkaRaftClient.pollProspective`, `KafkaRaftClient.prospectiveTransitionAfterElectionLoss`, "
+         "`ProspectiveState.election` @ 4.0.0",
+         (AS_KAFKA, "kip595 kafka39 kip853", "no pre-vote: 3.x stands at once"),
+         (ABSTRACTION, "kafka40 kafka40-static", "the election timer may run out at any moment; the fallback for a voter without "
+          "Vote v2 (UNSUPPORTED_VERSION: stand at once) is left out, every controller runs 4.0"),
+         steps=("ProspectiveTimeout",)),
     _row("ask-votes", "asking for votes", None,
          "a candidate's poll sends a Vote request, with its last epoch and LEO, to every voter it has no answer from "
-         "and no request in flight to",
-         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3",
+         "and no request in flight to, as long as a majority has not refused it; a prospective's sends a pre-vote "
+         "request (a Vote request with PreVote set) in its own epoch",
+         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3, 4.0.0",
          (AS_KAFKA, "all", ""),
          steps=("SendVoteRequests",)),
     _row("grant-vote", "granting a vote", None,
@@ -96,14 +119,26 @@ ROWS = (
          "role never; a grant is written to the quorum-state file before the answer",
          "`KafkaRaftClient.handleVoteRequest`, `QuorumState.canGrantVote`, `UnattachedState.canGrantVote`, "
          "`VotedState.canGrantVote` (3.8), `QuorumState.transitionToVoted` @ 3.8.0; "
-         "`QuorumState.transitionToUnattachedVotedState` @ 3.9.0-rc3",
-         (AS_KAFKA, "all", "3.9 keeps a vote as an unattached state with a voted key, which the model names voted"),
+         "`QuorumState.transitionToUnattachedVotedState` @ 3.9.0-rc3; `KafkaRaftClient.handleVoteRequest`, "
+         "`QuorumState.canGrantVote`, `QuorumState.unattachedOrProspectiveCanGrantVote`, "
+         "`QuorumState.unattachedAddVotedState`, `QuorumState.prospectiveAddVotedState`, "
+         "`ProspectiveState.canGrantVote`, `ResignedState.canGrantVote`, `CandidateState.canGrantVote`, "
+         "`FollowerState.canGrantVote` @ 4.0.0",
+         (AS_KAFKA, "kip595 kafka39 kip853", "3.9 keeps a vote as an unattached state with a voted key, which the "
+          "model names voted"),
+         (AS_KAFKA, "kafka40 kafka40-static", "a pre-vote is granted by any role but a leader if the log is up to date, by a follower "
+          "only before its leader first answered its FETCH (`hasFetchedFromLeader`), and writes nothing; a "
+          "prospective grants real votes as an unattached voter does; granting does not reset connections; "
+          "`FollowerState` was read in a version of late 2024 (trunk e6d2421), not at the tag"),
          steps=("HandleVoteRequest",)),
     _row("win", "winning an election", None,
          "a candidate counts each answer; granted a majority of the voters, it leads at once, its epoch starting at "
-         "its LEO, with no HW yet",
+         "its LEO, with no HW yet; refused by a majority, it waits for its backoff; a prospective (`pre-vote`) counts "
+         "its pre-votes the same way and, granted a majority, stands as a candidate in the next epoch",
          "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeTransitionToLeader`, "
-         "`KafkaRaftClient.onBecomeLeader`, `QuorumState.transitionToLeader` @ 3.8.0, 3.9.0-rc3",
+         "`KafkaRaftClient.onBecomeLeader`, `QuorumState.transitionToLeader` @ 3.8.0, 3.9.0-rc3; "
+         "`KafkaRaftClient.maybeTransitionForward`, `KafkaRaftClient.maybeHandleElectionLoss`, "
+         "`KafkaRaftClient.onBecomeLeader` @ 4.0.0",
          (AS_KAFKA, "all", ""),
          steps=("HandleVoteResponse",)),
     _row("leader-change-record", "the epoch's first record", None,
@@ -112,8 +147,8 @@ ROWS = (
          "appends a VotersRecord of that set in the same batch, one log entry",
          "`LeaderState.appendLeaderChangeMessage`, `KafkaRaftClient.pollLeader` @ 3.8.0; "
          "`LeaderState.appendStartOfEpochControlRecords` @ 3.9.0-rc3",
-         (AS_KAFKA, "kip595 kafka39", ""),
-         (AS_KAFKA, "kip853", "the KRaftVersion record that rides in the same batch is left out: the model has one "
+         (AS_KAFKA, "kip595 kafka39 kafka40-static", ""),
+         (AS_KAFKA, "kip853 kafka40", "the KRaftVersion record that rides in the same batch is left out: the model has one "
           "kraft.version"),
          steps=("AppendLeaderChange",)),
     _row("voter-set", "who the voters are", None,
@@ -139,13 +174,16 @@ ROWS = (
          "an older epoch is answered FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, a non-leader "
          "NOT_LEADER_OR_FOLLOWER; a position the leader's log does not continue gets the diverging epoch (the "
          "epoch cache's end of the follower's last epoch); else every record from the fetch offset on, and the "
-         "leader's HW; a follower fetches from its leader, an unattached observer (KIP-853) from any other "
-         "controller, its bootstrap servers; an unattached voter never fetches",
+         "leader's HW; a follower fetches from its leader, an unattached observer (KIP-853), and from 4.0 any "
+         "unattached voter, from any other controller, its bootstrap servers, when it has no request in flight; "
+         "before 4.0 an unattached voter never fetches",
          "`KafkaRaftClient.handleFetchRequest`, `KafkaRaftClient.tryCompleteFetchRequest`, "
          "`KafkaRaftClient.validateLeaderOnlyRequest`, "
          "`ReplicatedLog.validateOffsetAndEpoch`, `KafkaMetadataLog.endOffsetForEpoch`, "
          "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.pollUnattachedAsObserver`, "
-         "`KafkaRaftClient.pollFollowerAsObserver` @ 3.9.0-rc3",
+         "`KafkaRaftClient.pollFollowerAsObserver`, `KafkaRaftClient.maybeSendAnyVoterFetch`, "
+         "`RequestManager.findReadyBootstrapServer` @ 3.9.0-rc3; `KafkaRaftClient.pollUnattachedCommon`, "
+         "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 4.0.0",
          (ABSTRACTION, "all", "a FETCH that finds nothing new is answered at once rather than parked until "
           "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
           "snapshots; an observer that follows a leader fetches only from it (Kafka turns to its bootstrap servers "
@@ -170,12 +208,14 @@ ROWS = (
          (AS_KAFKA, "all", "one client value per append; Kafka drains a batch"),
          steps=("ClientAppend", "AppendLeaderChange", "Flush")),
     _row("follower-append", "a follower's append", None,
-         "a follower told it diverges truncates where its own epoch cache says (below its HW Kafka throws); sent "
+         "a follower notes (4.0) that its leader answered, then, told it diverges, truncates where its own epoch "
+         "cache says (below its HW Kafka throws); sent "
          "records, it appends and flushes them, and takes the leader's HW up to its own LEO (a lower HW than it has "
          "throws)",
          "`KafkaRaftClient.handleFetchResponse`, `KafkaRaftClient.appendAsFollower`, "
          "`KafkaRaftClient.updateFollowerHighWatermark`, "
-         "`FollowerState.updateHighWatermark`, `ReplicatedLog.truncateToEndOffset` @ 3.8.0, 3.9.0-rc3",
+         "`FollowerState.updateHighWatermark`, `ReplicatedLog.truncateToEndOffset` @ 3.8.0, 3.9.0-rc3; "
+         "`KafkaRaftClient.handleFetchResponse`, `FollowerState.resetFetchTimeoutForSuccessfulFetch` @ 4.0.0",
          (ABSTRACTION, "all", "append and flush are one step: a crash between them loses only records the follower "
           "had not acknowledged"),
          steps=("HandleFetchResponse",)),
@@ -185,14 +225,15 @@ ROWS = (
          "in its own epoch makes it a follower; two leaders of one epoch throw",
          "`KafkaRaftClient.maybeHandleCommonResponse`, `KafkaRaftClient.maybeTransition`, "
          "`KafkaRaftClient.hasConsistentLeader`, "
-         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3",
-         (AS_KAFKA, "all", ""),
+         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3, 4.0.0",
+         (AS_KAFKA, "all", "from 4.0 a voter that becomes a follower in its epoch keeps its vote"),
          steps=("HandleVoteResponse", "HandleBeginQuorumEpochResponse", "HandleFetchResponse")),
     _row("connections", "requests and answers", None,
          "one request in flight per pair of voters; every change of role or epoch, and a restart, resets a voter's "
-         "connections, so the answers to its earlier requests are dropped; a request in flight still arrives",
+         "connections, so the answers to its earlier requests are dropped; granting a vote does not; a request in "
+         "flight still arrives",
          "`KafkaRaftClient.resetConnections` (on every transition), `RequestManager.isResponseExpected` @ 3.8.0, "
-         "3.9.0-rc3",
+         "3.9.0-rc3, 4.0.0",
          (ABSTRACTION, "all", "nothing is lost in flight and requests do not time out: a request not answered yet "
           "is one not handled yet"),
          steps=("SendVoteRequests", "SendBeginQuorumEpoch", "SendFetch", "HandleVoteRequest", "HandleVoteResponse",
@@ -200,11 +241,12 @@ ROWS = (
                 "HandleFetchResponse")),
     _row("restart", "restarting", None,
          "a crash loses the unflushed tail of the log, the HW and what the role kept in memory; the voter comes "
-         "back from its quorum-state file: a leader resigned in its epoch, a candidate a candidate again, a voter "
-         "voted, a follower following (but unattached, knowing the leader and granting no vote, if its voter set "
-         "no longer has that leader), unattached in the log's last epoch if the file's is older",
+         "back from its quorum-state file: a leader resigned in its epoch, a voter that voted for itself a candidate "
+         "again, one that knows a leader its follower (but unattached, knowing the leader and granting no vote, if "
+         "its voter set no longer has that leader), keeping its vote from 4.0, a voter voted, unattached in the "
+         "log's last epoch if the file's is older; a prospective's file is that of the role it came from",
          "`QuorumState.initialize`, `FileQuorumStateStore.writeElectionState` (fsync, atomic rename) @ 3.8.0, "
-         "3.9.0-rc3",
+         "3.9.0-rc3, 4.0.0",
          (AS_KAFKA, "all", "a resigned voter does not send EndQuorumEpoch (it only speeds up the next election)"),
          steps=("Restart",)),
     _row("lost-disk", "a voter on a new disk", "voter-key",
@@ -226,9 +268,9 @@ ROWS = (
          "`KafkaRaftClient.handleAddVoterRequest`, `AddVoterHandler.handleAddVoterRequest`, "
          "`AddVoterHandler.handleApiVersionsResponse`, `LeaderState.appendVotersRecord`, `VoterSet.addVoter` @ "
          "3.9.0-rc3",
-         (AS_KAFKA, "kip595 kafka39", "no AddVoter: 3.8 has no such request, and 3.9 on kraft.version 0 refuses it "
+         (AS_KAFKA, "kip595 kafka39 kafka40-static", "no AddVoter: 3.8 has no such request, and 3.9 on kraft.version 0 refuses it "
           "(UNSUPPORTED_VERSION); --max-voter-changes needs kip853"),
-         (ABSTRACTION, "kip853", "request, API_VERSIONS exchange and append are one step, and the new voter need "
+         (ABSTRACTION, "kip853 kafka40", "request, API_VERSIONS exchange and append are one step, and the new voter need "
           "not be caught up (`LeaderState.isReplicaCaughtUp`): both only delay a change, so the model takes every "
           "change Kafka does and more"),
          steps=("AddVoter",)),
@@ -238,25 +280,27 @@ ROWS = (
          "stays pending until the HW passes that record",
          "`KafkaRaftClient.handleRemoveVoterRequest`, `RemoveVoterHandler.handleRemoveVoterRequest`, "
          "`VoterSet.removeVoter`, `LeaderState.appendVotersRecord` @ 3.9.0-rc3",
-         (AS_KAFKA, "kip595 kafka39", "no RemoveVoter (as for AddVoter)"),
-         (AS_KAFKA, "kip853", ""),
+         (AS_KAFKA, "kip595 kafka39 kafka40-static", "no RemoveVoter (as for AddVoter)"),
+         (AS_KAFKA, "kip853 kafka40", ""),
          steps=("RemoveVoter",)),
     _row("resign", "a leader removed", None,
          "a leader that removed itself leads on without counting itself; once the HW passes the record it is asked "
          "to resign and resigns at its next poll, before it handles anything (in memory: the quorum-state file "
-         "still names it leader); a resigned controller outside its voter set, its election timer run out, goes "
-         "unattached to the next epoch",
+         "still names it leader); a resigned controller outside its voter set (from 4.0 any resigned controller), its "
+         "election timer run out, goes unattached to the next epoch",
          "`RemoveVoterHandler.highWatermarkUpdated`, `LeaderState.requestResign`, `KafkaRaftClient.pollLeader`, "
-         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3",
-         (AS_KAFKA, "kip595 kafka39", "no RemoveVoter"),
-         (ABSTRACTION, "kip853", "a pending removal never expires: in Kafka one that expires before its record is "
+         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3, 4.0.0",
+         (AS_KAFKA, "kip595 kafka39 kafka40-static", "no RemoveVoter"),
+         (ABSTRACTION, "kip853 kafka40", "a pending removal never expires: in Kafka one that expires before its record is "
           "committed leaves the leader leading outside its voter set, a behaviour the model does not take"),
          steps=("Resign", "ResignedTimeout")),
     _row("not-modelled", "what the model leaves out", None,
          "check-quorum (a leader that hears from no majority resigns), EndQuorumEpoch, snapshots, UpdateVoter (a "
-         "voter's endpoints), brokers (observers of the metadata log that are not controllers)",
+         "voter's endpoints), brokers (observers of the metadata log that are not controllers), request timeouts "
+         "(after which a 4.0 follower asks another controller)",
          "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
-         "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3",
+         "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3; "
+         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) @ 4.0.0",
          (MISSING, "all", "a leader that steps down by itself is a behaviour these releases have and the model does "
           "not take; UpdateVoter keeps the voters and their directory ids, so it changes nothing the model "
           "holds, and brokers never vote or count")),

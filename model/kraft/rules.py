@@ -5,11 +5,12 @@ every choice is cited to the Kafka code that has it; `--rule` switches any of th
 (`model.rules`). Variant `tla` is no preset: its steps are the TLA+ specification's, written
 apart (`model.kraft.tla`), and no rule switches them.
 
-    rule                 kip595               kafka39       kip853
-    begin-quorum         until-acknowledged   periodic      periodic
-    voter-key            id                   id            directory
-    commit-rule          epoch-start          epoch-start   epoch-start
-    voter-change-guard   committed            committed     committed
+    rule                 kip595               kafka39       kip853        kafka40       kafka40-static
+    begin-quorum         until-acknowledged   periodic      periodic      periodic      periodic
+    voter-key            id                   id            directory     directory     id
+    commit-rule          epoch-start          epoch-start   epoch-start   epoch-start   epoch-start
+    voter-change-guard   committed            committed     committed     committed     committed
+    election             vote                 vote          vote          pre-vote      pre-vote
 """
 
 from __future__ import annotations
@@ -45,7 +46,15 @@ VOTER_CHANGE_GUARD = Rule("voter-change-guard", "when a leader takes an AddVoter
     "none": "whenever it is asked: a change may follow one not yet committed, as in Raft's single-server changes before "
             "their fix (no Kafka release; a choice to ablate)"})
 
-RULES = (BEGIN_QUORUM, VOTER_KEY, COMMIT_RULE, VOTER_CHANGE_GUARD)
+ELECTION = Rule("election", "what a voter does when its election or fetch timer runs out", {
+    "vote": "it stands at once: a candidate in the next epoch, asking for real votes (3.3 to 3.9)",
+    "pre-vote": "it first asks, in its own epoch, whether it could win (KIP-996's pre-vote, as a prospective): it "
+                "stands only once a majority says yes, a follower that has fetched from its leader says no, and "
+                "within an epoch every voter keeps the vote it wrote to its quorum-state file (4.0)",
+    "pre-vote-forgetful": "as pre-vote, but a voter forgets its vote when it moves to another role in the same epoch, "
+                          "as 3.9 did on becoming a follower (no Kafka release; a choice to ablate)"})
+
+RULES = (BEGIN_QUORUM, VOTER_KEY, COMMIT_RULE, VOTER_CHANGE_GUARD, ELECTION)
 
 
 class KRaftVariant(NamedTuple):
@@ -60,20 +69,30 @@ class KRaftVariant(NamedTuple):
 VARIANTS = {
     "kip595": KRaftVariant("3.3 to 3.8", "static voters (controller.quorum.voters): a voter is its node id",
                            {"begin-quorum": "until-acknowledged", "voter-key": "id", "commit-rule": "epoch-start",
-                            "voter-change-guard": "committed"}),
+                            "voter-change-guard": "committed", "election": "vote"}),
     "kafka39": KRaftVariant("3.9 on kraft.version 0", "kip595 with BeginQuorumEpoch sent periodically; still static "
                             "voters", {"begin-quorum": "periodic", "voter-key": "id", "commit-rule": "epoch-start",
-                                       "voter-change-guard": "committed"}),
+                                       "voter-change-guard": "committed", "election": "vote"}),
     "kip853": KRaftVariant("3.9 on kraft.version 1", "kafka39 with dynamic voters (KIP-853): a voter is its node id "
                            "and directory id, and the voter set is records in the log that AddVoter and RemoveVoter "
                            "append (--spares, --max-voter-changes)",
                            {"begin-quorum": "periodic", "voter-key": "directory", "commit-rule": "epoch-start",
-                            "voter-change-guard": "committed"}),
+                            "voter-change-guard": "committed", "election": "vote"}),
+    "kafka40": KRaftVariant("4.0", "kip853 with pre-vote (KIP-996): a voter whose timer runs out becomes a "
+                            "prospective and stands only once a majority would vote for it; a voter keeps its vote "
+                            "across roles within an epoch",
+                            {"begin-quorum": "periodic", "voter-key": "directory", "commit-rule": "epoch-start",
+                             "voter-change-guard": "committed", "election": "pre-vote"}),
+    "kafka40-static": KRaftVariant("4.0 on kraft.version 0", "kafka39 with pre-vote (KIP-996): a static quorum "
+                                   "(controller.quorum.voters) on 4.0",
+                                   {"begin-quorum": "periodic", "voter-key": "id", "commit-rule": "epoch-start",
+                                    "voter-change-guard": "committed", "election": "pre-vote"}),
 }
 
-RELEASES = {"kip595": ("3.3", "3.4", "3.5", "3.6", "3.7", "3.8"), "kafka39": ("3.9",), "kip853": ("3.9",)}
+RELEASES = {"kip595": ("3.3", "3.4", "3.5", "3.6", "3.7", "3.8"), "kafka39": ("3.9",), "kip853": ("3.9",),
+            "kafka40": ("4.0",), "kafka40-static": ("4.0",)}
 """Each faithful variant's Kafka feature releases, oldest first (3.9 on kraft.version 0 for
-`kafka39`, on kraft.version 1 for `kip853`)."""
+`kafka39`, on kraft.version 1 for `kip853`; 4.0 on kraft.version 1 for `kafka40`, on kraft.version 0 for `kafka40-static`)."""
 
 TLA = "the steps of Vanlightly's TLA+ specification KRaft.tla (its message bag), for TLC's counts"
 """What variant `tla` is."""
@@ -95,6 +114,10 @@ class Rules(NamedTuple):
     release), not to whatever a majority has reached."""
     guarded_voter_changes: bool
     """A leader changes the voter set only on settled ground (every release), not whenever asked."""
+    pre_vote: bool
+    """A voter whose timer runs out first asks for pre-votes as a prospective (4.0, KIP-996)."""
+    keeps_vote: bool
+    """A voter keeps its vote when it changes role within an epoch (4.0)."""
 
 
 def rules_of(rule_set: RuleSet) -> Rules:
@@ -102,4 +125,6 @@ def rules_of(rule_set: RuleSet) -> Rules:
     return Rules(periodic_begin_quorum=rule_set.choices["begin-quorum"] == "periodic",
                  directory_ids=rule_set.choices["voter-key"] == "directory",
                  commit_past_epoch_start=rule_set.choices["commit-rule"] == "epoch-start",
-                 guarded_voter_changes=rule_set.choices["voter-change-guard"] == "committed")
+                 guarded_voter_changes=rule_set.choices["voter-change-guard"] == "committed",
+                 pre_vote=rule_set.choices["election"] != "vote",
+                 keeps_vote=rule_set.choices["election"] == "pre-vote")

@@ -24,10 +24,11 @@ from typing import NamedTuple
 NIL = 0
 """No voter (a leader or vote not known), no error, no pending FETCH."""
 
-UNATTACHED, VOTED, CANDIDATE, LEADER, FOLLOWER, ILLEGAL, RESIGNED = range(1, 8)
+UNATTACHED, VOTED, CANDIDATE, LEADER, FOLLOWER, ILLEGAL, RESIGNED, PROSPECTIVE = range(1, 9)
 ROLES = {UNATTACHED: "unattached", VOTED: "voted", CANDIDATE: "candidate", LEADER: "leader",
-         FOLLOWER: "follower", ILLEGAL: "illegal", RESIGNED: "resigned"}
-"""The roles of `QuorumState` (the specification has all but Resigned), and its IllegalState:
+         FOLLOWER: "follower", ILLEGAL: "illegal", RESIGNED: "resigned", PROSPECTIVE: "prospective"}
+"""The roles of `QuorumState` (the specification has all but Resigned and 4.0's Prospective,
+a voter asking for pre-votes; "voted" is Unattached with a vote), and its IllegalState:
 a transition `QuorumState` refuses with an IllegalStateException, or a check of
 `KafkaRaftClient` that throws (the invariant `no-illegal-state` catches it)."""
 

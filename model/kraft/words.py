@@ -7,7 +7,7 @@ from __future__ import annotations
 from checker.model import Lane
 
 from . import messages as msg, voter_sets
-from .state import CONTROL, LEADER, NIL, RESIGN_REQUESTED, RESIGNED, ROLES, KRaftState
+from .state import CANDIDATE, CONTROL, FOLLOWER, LEADER, NIL, PROSPECTIVE, RESIGN_REQUESTED, RESIGNED, ROLES, KRaftState
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -45,7 +45,7 @@ def message(m: tuple, replicas: int) -> str:
     """A message among `replicas` controllers in a few words."""
     kind, src, dst, epoch = m[:4]
     head = f"{msg.NAMES[kind]} {voter(src)}->{voter(dst)} e{epoch}"
-    if kind == msg.VOTE_REQUEST:
+    if kind == msg.VOTE_REQUEST or kind == msg.PRE_VOTE_REQUEST:
         key = f", for directory {m[6]}" if len(m) > 7 and m[6] else ""  # a faithful request to a later disk
         return f"{head} (log ends e{m[4]} offset {m[5]}{key})"
     if kind == msg.FETCH_REQUEST:
@@ -84,7 +84,13 @@ def _change(before: KRaftState, after: KRaftState, i: int) -> str:
 
 
 def _vote_answer(me: str, sender: int, before: KRaftState, after: KRaftState, i: int) -> str:
-    """A candidate receiving a vote answer, and whether it was a vote."""
+    """A nominee receiving a vote answer, and whether it was a vote (or, to a prospective, a
+    granted pre-vote)."""
+    if before.role[i] == PROSPECTIVE:
+        answer = next((m for m, _ in before.messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == sender
+                       and msg.dest(m) == i + 1), None)
+        granted = answer is not None and msg.fields(answer).granted and not msg.fields(answer).error
+        return f"{me} receives {voter(sender)}'s pre-vote answer ({'granted' if granted else 'refused'})"
     got = bin(after.votes[i]).count("1") > bin(before.votes[i]).count("1")
     return f"{me} receives {voter(sender)}'s vote answer" + (" (a vote)" if got else "")
 
@@ -112,9 +118,15 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
         return f"{me} comes back on a new, empty disk (directory {after.directory[i]}): unattached in epoch 0, no log"
     if kind == "Timeout":
         tail = " and leads it at once (it is the only voter)" if after.role[i] == LEADER else ""
+        if after.role[i] == PROSPECTIVE:
+            return (f"{me} times out and becomes a prospective in epoch {after.epoch[i]}: it asks for pre-votes "
+                    f"before it stands")
         return f"{me} times out and stands for election in epoch {after.epoch[i]}, voting for itself" + tail
+    if kind == "ProspectiveTimeout":
+        return f"{me}'s election timer runs out before a majority granted its pre-vote" + _change(before, after, i)
     if kind == "SendVoteRequests":
-        return f"{me} asks for votes: {_sent_line(before, after)}"
+        asked = "pre-votes" if before.role[i] == PROSPECTIVE else "votes"
+        return f"{me} asks for {asked}: {_sent_line(before, after)}"
     if kind == "SendBeginQuorumEpoch":
         return f"{me} sends {_sent_line(before, after)}"
     if kind == "AppendLeaderChange":
@@ -143,7 +155,10 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
     if kind == "HandleVoteRequest":
         answer = sent(before, after)
         said = message(answer[0], n) if answer else "a request its sender no longer waits for: no answer"
-        return f"{me} handles {voter(action[2])}'s Vote request for epoch {action[3]}: {said}" + change
+        request = next((m for m, _ in before.messages if m[0] in (msg.VOTE_REQUEST, msg.PRE_VOTE_REQUEST)
+                        and msg.source(m) == action[2] and msg.dest(m) == who), None)
+        name = msg.NAMES[request[0] if request else msg.VOTE_REQUEST]
+        return f"{me} handles {voter(action[2])}'s {name} for epoch {action[3]}: {said}" + change
     if kind == "HandleVoteResponse":
         return _vote_answer(me, action[2], before, after, i) + change
     if kind == "HandleBeginQuorumEpoch":
@@ -243,6 +258,17 @@ def _fetched(s: KRaftState, i: int) -> str:
                                   for h, d in keys)
 
 
+def _named(mask: int, replicas: int) -> str:
+    """The voters in bitmask `mask` (bit j is voter j+1), or "nobody"."""
+    return ", ".join(voter(j + 1) for j in range(replicas) if (mask >> j) & 1) or "nobody"
+
+
+def _ballot(s: KRaftState, i: int) -> str:
+    """Nominee i's count: who granted its (pre-)vote and who refused."""
+    n, kind = len(s.role), "pre-votes" if s.role[i] == PROSPECTIVE else "votes"
+    return f"{kind} granted by {_named(s.votes[i], n)}, refused by {_named(s.heard[i] & ~s.votes[i], n)}"
+
+
 def columns(s: KRaftState) -> dict[str, list[str]]:
     """One column per voter and one for the messages in flight."""
     out, n = {}, len(s.role)
@@ -256,6 +282,10 @@ def columns(s: KRaftState) -> dict[str, list[str]]:
             lines.append(membership)
         if s.role[i] == LEADER and n > 1:
             lines.append(_fetched(s, i))
+        if s.heard and s.role[i] in (CANDIDATE, PROSPECTIVE):
+            lines.append(_ballot(s, i))
+        if s.heard and s.role[i] == FOLLOWER and s.heard[i]:
+            lines.append("its leader has answered its FETCH: it refuses pre-votes")
         if s.voter_op and s.voter_op[i]:
             lines.append("resign requested" if s.voter_op[i] == RESIGN_REQUESTED else
                          f"removal pending at offset {s.voter_op[i] - 1}")

@@ -7,7 +7,8 @@ same connection, so a connection holds at most one message, its request or its r
 one record (`model.kraft.kafka.layout`): the message's type, the epoch it carries, for a request
 whether its sender still expects the answer, and its own fields:
 
-    Vote request              A last log epoch, B log end offset
+    Vote request              A last log epoch, B log end offset, C the directory id addressed
+    Pre-vote request          as a Vote request
     Vote response             A leader known, B granted, C error
     BeginQuorumEpoch          -
     BeginQuorumEpoch response A error, B leader known
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from ..messages import BEGIN_QUORUM_REQUEST, FETCH_REQUEST, VOTE_REQUEST
+from ..messages import BEGIN_QUORUM_REQUEST, FETCH_REQUEST, PRE_VOTE_REQUEST, VOTE_REQUEST
 from .layout import EPOCH_SENT, KIND, LIVE, A, B, C, D, E, F
 
 EXPECTED = 1
@@ -49,8 +50,8 @@ def connection(lay, requester, receiver):
 
 @kernel
 def is_request(kind):
-    """A message of this type is a request (Vote, BeginQuorumEpoch, FETCH)."""
-    return kind == VOTE_REQUEST or kind == BEGIN_QUORUM_REQUEST or kind == FETCH_REQUEST
+    """A message of this type is a request (Vote, pre-vote, BeginQuorumEpoch, FETCH)."""
+    return kind == VOTE_REQUEST or kind == BEGIN_QUORUM_REQUEST or kind == FETCH_REQUEST or kind == PRE_VOTE_REQUEST
 
 
 @kernel
@@ -66,6 +67,18 @@ def send(t, lay, i, j, kind, epoch, a, b, c):
     expects the answer."""
     at = connection(lay, i, j)
     t[at + KIND], t[at + EPOCH_SENT], t[at + LIVE], t[at + A], t[at + B], t[at + C] = kind, epoch, EXPECTED, a, b, c
+
+
+@kernel
+def idle(s, lay, i):
+    """Voter i has no request in flight (`RequestManager.hasAnyInflightRequest` is false): none
+    of its requests is still expected, and no answer is on its way back to it."""
+    for j in range(lay.replicas):
+        if j != i:
+            kind = s[connection(lay, i, j) + KIND]
+            if kind != 0 and (not is_request(kind) or s[connection(lay, i, j) + LIVE]):
+                return False
+    return True
 
 
 @kernel

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, VOTE_REQUEST,
-                        VOTE_RESPONSE)
+from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, PRE_VOTE_REQUEST,
+                        VOTE_REQUEST, VOTE_RESPONSE)
 from ..state import KRaftState
 from ..tla.codec import decode_voters, encode_voters
 from ..tla.layout import VOTES
@@ -18,7 +18,7 @@ from .layout import (BOOT_SET, DIRECTORY, DISK_LOSSES, ENTRIES, ENTRY_PAIRS, EPO
                      KIND, LIVE, START_OFFSET, A, KafkaLayout)
 
 FIELDS = {VOTE_REQUEST: 3, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 1, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 3,
-          FETCH_RESPONSE: 6}
+          FETCH_RESPONSE: 6, PRE_VOTE_REQUEST: 3}
 """How many of a record's fields A, B, ... each type of message uses."""
 
 

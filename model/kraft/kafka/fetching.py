@@ -21,12 +21,12 @@ from ..messages import DIVERGING, FENCED_LEADER_EPOCH, FETCH_REQUEST, FETCH_RESP
 from ..state import FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN
 from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, append, entry_epoch, entry_value, get,
                           last_epoch, put, set_acked, truncate)
-from .channels import answer, clear, free, send
+from .channels import answer, clear, free, idle, send
 from .epoch_cache import diverging, truncation_offset
-from .guards import FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, VALUE_UNWRITTEN
+from .guards import BOOTSTRAP_READY, FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, VALUE_UNWRITTEN
 from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
-from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, START_OFFSET, LIVE, A, B, C, D, E, F,
-                     in_poll, log_end)
+from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, START_OFFSET, LIVE, A, B, C, D, E,
+                     F, in_poll, log_end)
 from .leader_state import counted, counted_self
 from .quorum_state import common_response, illegal
 from .voter_set import is_voter
@@ -37,14 +37,19 @@ def send_fetch(s, lay, out, acts, tally, n, i):
     """A follower asks its leader for the records after its log end (`buildFetchRequest`: its
     epoch, its LEO as the fetch offset, the epoch of its last record, and its replica key: its
     node id and directory id). An unattached observer, which knows no leader, asks any other
-    controller, as one of its bootstrap servers (`pollUnattachedAsObserver`,
-    `maybeSendAnyVoterFetch`); an unattached voter never fetches."""
+    controller, as one of its bootstrap servers, once it has no request in flight
+    (`pollUnattachedAsObserver`, `maybeSendAnyVoterFetch`, `RequestManager.findReadyBootstrapServer`);
+    so does, from 4.0, an unattached voter (`pollUnattachedCommon`, `maybeSendFetchToAnyBootstrap`),
+    which before 4.0 never fetches."""
     leader, role = get(s, lay, i, LEADER_AT), get(s, lay, i, ROLE)
     if role == FOLLOWER:
         if not holds(tally, FOLLOWER_FREE, leader > 0 and free(s, lay, i, leader - 1)):
             return n
         return _fetch_from(s, lay, out, acts, n, i, leader - 1)
-    if not holds(tally, OBSERVER_SEEKS, (role == UNATTACHED or role == VOTED) and not is_voter(s, lay, i)):
+    if not holds(tally, OBSERVER_SEEKS, (role == UNATTACHED or role == VOTED) and
+                 (lay.pre_vote or not is_voter(s, lay, i))):
+        return n
+    if not holds(tally, BOOTSTRAP_READY, idle(s, lay, i)):
         return n
     for j in range(lay.replicas):
         if j != i and free(s, lay, i, j):
@@ -101,7 +106,8 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
 @kernel
 def handle_fetch_response(s, lay, out, acts, tally, n, at, i, leader):
     """`handleFetchResponse` by follower i of its leader's answer: after the common handling
-    of responses, a follower told it diverges truncates (`truncateToEndOffset`; below its HW
+    of responses, a follower notes (4.0) that its leader answered (`hasFetchedFromLeader`, which
+    makes it refuse pre-votes), and if told it diverges truncates (`truncateToEndOffset`; below its HW
     Kafka throws); sent records, it appends and flushes them (a voter flushes before it fetches
     again) and takes the leader's HW as far as its own LEO (`updateFollowerHighWatermark`; a
     lower one than it has throws)."""
@@ -111,6 +117,8 @@ def handle_fetch_response(s, lay, out, acts, tally, n, at, i, leader):
     clear(t, lay, at)
     if common_response(t, lay, i, named, epoch, error) or get(t, lay, i, ROLE) != FOLLOWER:
         return n + 1
+    if lay.pre_vote:
+        put(t, lay, i, HEARD, 1 << (get(t, lay, i, LEADER_AT) - 1))
     hw = get(t, lay, i, HW)
     if result == DIVERGING:
         cut = truncation_offset(t, lay, i, diverging_end, diverging_epoch) if diverging_end >= hw else -1

@@ -5,10 +5,11 @@ handler's next two the message's sender and epoch."""
 ACTION_KINDS = ("Timeout", "SendVoteRequests", "HandleVoteRequest", "HandleVoteResponse", "AppendLeaderChange",
                 "SendBeginQuorumEpoch", "HandleBeginQuorumEpoch", "HandleBeginQuorumEpochResponse", "ClientAppend",
                 "Flush", "SendFetch", "HandleFetchRequest", "HandleFetchResponse", "Restart", "LoseDisk", "AddVoter",
-                "RemoveVoter", "Resign", "ResignedTimeout")
+                "RemoveVoter", "Resign", "ResignedTimeout", "ProspectiveTimeout")
 (TIMEOUT, SEND_VOTE_REQUESTS, HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, APPEND_LEADER_CHANGE, SEND_BEGIN_QUORUM,
  HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE, CLIENT_APPEND, FLUSH, SEND_FETCH, HANDLE_FETCH_REQUEST,
- HANDLE_FETCH_RESPONSE, RESTART, LOSE_DISK, ADD_VOTER, REMOVE_VOTER, RESIGN, RESIGNED_TIMEOUT) = range(len(ACTION_KINDS))
+ HANDLE_FETCH_RESPONSE, RESTART, LOSE_DISK, ADD_VOTER, REMOVE_VOTER, RESIGN, RESIGNED_TIMEOUT,
+ PROSPECTIVE_TIMEOUT) = range(len(ACTION_KINDS))
 
 HANDLERS = (HANDLE_VOTE_REQUEST, HANDLE_VOTE_RESPONSE, HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE,
             HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE)

@@ -4,8 +4,9 @@ the accessors here and in `model.kraft.tla.layout`, the only code that knows off
     header   elections, restarts, lost disks, then each client value's fate (0 not written,
              WRITTEN, ACKED)
     voter    epoch, role, voted for, leader, HW, votes granted (a bitmask), flushed offset, the
-             epoch's start offset (as leader), whom it heard from (a bitmask: as candidate, the
-             voters that answered its Vote; as leader, those that acknowledged its epoch), its
+             epoch's start offset (as leader), whom it heard from (a bitmask: as candidate or
+             prospective, the voters that answered its Vote; as leader, those that acknowledged
+             its epoch; as follower under pre-vote, its leader once a FETCH was answered), its
              directory id (0 the first disk, +1 per lost disk), log length, one (epoch, value)
              pair per log entry, then as leader each replica key's fetched end offset (one per
              controller, or under KIP-853 one per controller and directory id), and the offset of
@@ -60,6 +61,8 @@ class KafkaLayout(NamedTuple):
     directory_ids: bool
     commit_past_epoch_start: bool
     guarded_voter_changes: bool
+    pre_vote: bool
+    keeps_vote: bool
     spares: int
     max_voter_changes: int
     radix: int
@@ -77,7 +80,8 @@ class KafkaLayout(NamedTuple):
 
 def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk_losses: int,
                  periodic_begin_quorum: bool, directory_ids: bool, commit_past_epoch_start: bool,
-                 guarded_voter_changes: bool = True, spares: int = 0, voter_changes: int = 0) -> KafkaLayout:
+                 guarded_voter_changes: bool = True, spares: int = 0, voter_changes: int = 0,
+                 pre_vote: bool = False, keeps_vote: bool = False) -> KafkaLayout:
     """The layout for these bounds and rules. A log holds at most one epoch-start record per
     election, every client value once and one VotersRecord per voter change. A replica key's
     directory id is 0 for a controller's first disk and one more per lost disk. Rows are padded
@@ -92,8 +96,8 @@ def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk
     extra_at = channel_base + replicas * (replicas - 1) * record
     width = -(-(extra_at + 2) // 8) * 8
     return KafkaLayout(replicas, values, elections, restarts, disk_losses, periodic_begin_quorum, directory_ids,
-                       commit_past_epoch_start, guarded_voter_changes, spares, voter_changes, radix(replicas), keys, logs, width, base, stride,
-                       end_offset_at, end_offset_at + keys, channel_base, record, extra_at)
+                       commit_past_epoch_start, guarded_voter_changes, pre_vote, keeps_vote, spares, voter_changes,
+                       radix(replicas), keys, logs, width, base, stride, end_offset_at, end_offset_at + keys, channel_base, record, extra_at)
 
 
 @kernel

@@ -110,10 +110,12 @@ def resign(s, lay, out, acts, tally, n, i):
 
 @kernel
 def resigned_timeout(s, lay, out, acts, tally, n, i):
-    """A resigned controller outside its voter set, its election timer run out, leaves the epoch:
-    unattached in the next one, "to avoid FETCH responses with the leader being this replica"
-    (`pollResigned`). Not an election: --max-elections does not count it."""
-    if not holds(tally, RESIGNED_OBSERVER, get(s, lay, i, ROLE) == RESIGNED and not is_voter(s, lay, i)):
+    """A resigned controller outside its voter set, or under pre-vote (4.0) any resigned
+    controller, its election timer run out, leaves the epoch: unattached in the next one, "to
+    avoid FETCH responses with the leader being this replica" (`pollResigned`). Not an election:
+    --max-elections does not count it."""
+    if not holds(tally, RESIGNED_OBSERVER, get(s, lay, i, ROLE) == RESIGNED and
+                 (lay.pre_vote or not is_voter(s, lay, i))):
         return n
     t = emit(s, out, acts, n, action_code(RESIGNED_TIMEOUT, i + 1, 0, 0))
     to_unattached(t, lay, i, get(s, lay, i, EPOCH) + 1)

@@ -9,14 +9,14 @@ from __future__ import annotations
 from checker.kernel.guards import holds
 from checker.kernel.jit import kernel
 
-from ..messages import BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, VOTE_REQUEST, \
-    VOTE_RESPONSE
+from ..messages import BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FETCH_REQUEST, FETCH_RESPONSE, PRE_VOTE_REQUEST, \
+    VOTE_REQUEST, VOTE_RESPONSE
 from ..state import ILLEGAL
 from ..tla.layout import ROLE, get
 from .channels import connection, is_request
 from .crashes import lose_disk, restart
 from .elections import (append_leader_change, handle_begin_quorum, handle_begin_quorum_response, handle_vote_request,
-                        handle_vote_response, send_begin_quorum, send_vote_requests, timeout)
+                        handle_vote_response, prospective_timeout, send_begin_quorum, send_vote_requests, timeout)
 from .fetching import client_append, flush, handle_fetch_request, handle_fetch_response, send_fetch
 from .guards import NOT_FLUSHING, NOT_RESIGNING, RECEIVER_READY
 from .layout import KIND, in_poll
@@ -35,6 +35,7 @@ def _voter_steps(s, lay, out, acts, tally, n, i):
     if not holds(tally, NOT_RESIGNING, not asked_to_resign(s, lay, i)):
         return n
     n = timeout(s, lay, out, acts, tally, n, i)
+    n = prospective_timeout(s, lay, out, acts, tally, n, i)
     n = resigned_timeout(s, lay, out, acts, tally, n, i)
     n = append_leader_change(s, lay, out, acts, tally, n, i)
     n = client_append(s, lay, out, acts, tally, n, i)
@@ -56,8 +57,8 @@ def _handle(s, lay, out, acts, tally, n, at, kind, receiver, sender):
         return handle_fetch_request(s, lay, out, acts, tally, n, at, receiver, sender)
     if not holds(tally, RECEIVER_READY, not in_poll(s, lay, receiver)):
         return n
-    if kind == VOTE_REQUEST:
-        return handle_vote_request(s, lay, out, acts, tally, n, at, receiver, sender)
+    if kind == VOTE_REQUEST or kind == PRE_VOTE_REQUEST:
+        return handle_vote_request(s, lay, out, acts, tally, n, at, receiver, sender, kind == PRE_VOTE_REQUEST)
     if kind == VOTE_RESPONSE:
         return handle_vote_response(s, lay, out, acts, tally, n, at, receiver, sender)
     if kind == BEGIN_QUORUM_REQUEST:
@@ -94,4 +95,4 @@ def successors(s, lay, out, acts, tally):
 
 def max_successors(lay) -> int:
     """An upper bound on the steps enabled in one state (the size of a successor buffer)."""
-    return lay.replicas * (8 + lay.values + 3 * lay.replicas) + lay.replicas * (lay.replicas - 1)
+    return lay.replicas * (9 + lay.values + 3 * lay.replicas) + lay.replicas * (lay.replicas - 1)

@@ -132,6 +132,15 @@ def majority(lay, code, granted):
 
 
 @kernel
+def refused(lay, code, granted, heard):
+    """The set's voters can no longer grant a majority: too many of those heard from (bitmask
+    `heard`) did not grant (`granted`) (`EpochElection.isVoteRejected`: granted plus unrecorded
+    below a majority)."""
+    everyone = (1 << lay.replicas) - 1
+    return not majority(lay, code, everyone & ~(heard & ~granted))
+
+
+@kernel
 def rename_code(lay, perm, code):
     """A set's code with controller h renamed perm[h] (indices)."""
     out = 0
