@@ -32,6 +32,7 @@ class Cause(str, Enum):
     ISR_JOIN_ON_STALE_POSITION = "isr-join-on-stale-position"
     VOTE_AFTER_LOST_DISK = "vote-after-lost-disk"
     VOTER_SETS_WITHOUT_COMMON_MAJORITY = "voter-sets-without-common-majority"
+    VOTE_FORGOTTEN_IN_EPOCH = "vote-forgotten-in-epoch"
     LEADERLESS = "leaderless"
 
 

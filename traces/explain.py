@@ -40,6 +40,7 @@ TITLES = {
     Cause.VOTE_AFTER_LOST_DISK: "a voter that lost its disk voted again, for a candidate without the record",
     Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY: "two voter sets in force with no majority in common (uncommitted "
                                               "voter changes)",
+    Cause.VOTE_FORGOTTEN_IN_EPOCH: "a voter forgot its vote within an epoch and voted again, for a second leader",
     Cause.LEADERLESS: "the partition has no leader",
 }
 """Each cause kind in a few words, for the line that names it."""

@@ -21,6 +21,13 @@ trace says how. Three causes are recognised, each from the trace alone:
   under a voter set of its own log, with no majority in common with the first. Culprits: each
   such change and the acknowledgement.
 
+One cause of a `one-leader-per-epoch` counterexample is recognised:
+
+- `vote-forgotten-in-epoch`: a voter granted its vote to one of the epoch's two leaders, forgot
+  it on a role change within the epoch (the rule `election` switched to `pre-vote-forgetful`,
+  which no release does), and granted it to the other. Culprits: both votes and the step that
+  forgot the first.
+
 `render` words a diagnosis as `traces.explain` does the others, and `culprit_line` each culprit.
 """
 
@@ -45,6 +52,8 @@ def diagnose(trace: Trace) -> Diagnosis | None:
     """The cause of a `leader-has-acked-values` failure, or None for another invariant or a
     loss of another kind."""
     states = trace.states()
+    if trace.invariant == "one-leader-per-epoch" and trace.steps:
+        return _forgotten_vote(trace, states)
     if trace.invariant != "leader-has-acked-values" or not trace.steps:
         return None
     last = states[-1]
@@ -105,6 +114,34 @@ def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: 
     culprits = (Culprit(acked, "earlier-commit", committer, record=record),
                 Culprit(vote, "later-epoch-vote", voter_index, peer=leader, record=record))
     return Diagnosis(Cause.EARLIER_EPOCH_COUNTED, trace.invariant, len(trace), damage, culprits)
+
+
+def _forgotten_vote(trace: Trace, states) -> Diagnosis | None:
+    """The diagnosis of two leaders in one epoch elected by one voter's two votes in it, the
+    first forgotten within the epoch before the second."""
+    last, n = states[-1], len(states[0].role)
+    leaders = [i for i in range(n) if last.role[i] == LEADER]
+    for a, b in combinations(leaders, 2):
+        if last.epoch[a] != last.epoch[b]:
+            continue
+        epoch = last.epoch[a]
+        for v in range(n):
+            votes = {c: k for k in range(1, len(states)) for c in (a, b)
+                     if states[k].voted_for[v] == c + 1 and states[k - 1].voted_for[v] != c + 1
+                     and states[k].epoch[v] == epoch}
+            if len(votes) < 2:
+                continue
+            first, second = sorted(votes, key=votes.get)
+            forgot = next((k for k in range(votes[first] + 1, votes[second]) if states[k].voted_for[v] == 0
+                           and states[k - 1].voted_for[v] == first + 1 and states[k].epoch[v] == epoch), None)
+            if forgot is None:
+                continue
+            won = next(k for k in _elected(states, second) if k > votes[second])
+            damage = Damage(won, "elected", second, peer=first)
+            culprits = (Culprit(votes[first], "first-vote", v, peer=first), Culprit(forgot, "forgotten-vote", v),
+                        Culprit(votes[second], "second-vote", v, peer=second))
+            return Diagnosis(Cause.VOTE_FORGOTTEN_IN_EPOCH, trace.invariant, len(trace), damage, culprits)
+    return None
 
 
 def _majorities(code: int, n: int) -> list[set[int]]:
@@ -185,6 +222,14 @@ def culprit_line(c: Culprit, page) -> str:
         return (f"At step {c.step}, {who}, which had held {value}, came back on a new, empty disk: "
                 f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
                 f"log and no memory of its votes.")
+    if c.role in ("first-vote", "second-vote"):
+        epoch = page.trace.states()[c.step].epoch[c.replica]
+        did = f"voted again in epoch {epoch}, for" if c.role == "second-vote" else f"voted in epoch {epoch} for"
+        return f"At step {c.step}, {who} {did} {voter(c.peer + 1)}: {page.words[c.step]}."
+    if c.role == "forgotten-vote":
+        epoch = page.trace.states()[c.step].epoch[c.replica]
+        return (f"At step {c.step}, {who} changed role within epoch {epoch} and forgot its vote: "
+                f"{page.words[c.step]}.")
     if c.role == "later-epoch-vote":
         before = page.trace.states()[c.step - 1]
         return (f"At step {c.step}, {who}, holding {value}, granted {voter(c.peer + 1)} its vote: "
@@ -196,7 +241,8 @@ def culprit_line(c: Culprit, page) -> str:
 
 def render(d: Diagnosis, page) -> list[str]:
     """The diagnosis in sentences: the damage, each culprit, what Kafka does about it."""
-    dmg, value = d.damage, entry(*d.damage.record, len(page.trace.states()[0].role))
+    dmg = d.damage
+    value = entry(*dmg.record, len(page.trace.states()[0].role)) if dmg.record else ""
     if d.kind is Cause.UNFLUSHED_TAIL_LOST_IN_CRASH:
         before = page.trace.states()[dmg.step - 1]
         one = len(before.role) == 1
@@ -219,6 +265,16 @@ def render(d: Diagnosis, page) -> list[str]:
                    "LeaderState.maybeUpdateHighWatermark moves the HW only once a majority has passed the start of "
                    "the leader's own epoch, its LeaderChange record (rule commit-rule, choice epoch-start): in every "
                    "release this acknowledgement waits, and the same steps lose nothing."])
+    if d.kind is Cause.VOTE_FORGOTTEN_IN_EPOCH:
+        epoch = page.trace.states()[dmg.step].epoch[dmg.replica]
+        return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became the second leader of epoch {epoch}: "
+                 f"{page.words[dmg.step]}."]
+                + [culprit_line(c, page) for c in d.culprits]
+                + ["A voter's vote is all that keeps two candidates of one epoch from both winning. Kafka 4.0 keeps "
+                   "it through every transition within the epoch (QuorumState.transitionToProspective, "
+                   "transitionToFollower and transitionToUnattached keep the voted key; transitionToFollower: \"State "
+                   "transitions within the same epoch should preserve voted key\"), and a prospective that voted grants only that "
+                   "candidate again (unattachedOrProspectiveCanGrantVote): in 4.0 the second vote is refused."])
     if d.kind is Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY:
         states, n = page.trace.states(), len(page.trace.states()[0].role)
         acked = d.culprits[-1].step
