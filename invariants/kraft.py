@@ -9,6 +9,7 @@ from __future__ import annotations
 from checker.invariant import Invariant, StepProperty
 from checker.kernel.jit import kernel
 from checker.kernel.steps import code_actor, code_kind
+from invariants.kraft_milestones import ACKED_MILESTONES
 from model.kraft.state import ACKED, ILLEGAL, LEADER, NIL, KRaftState
 from model.kraft.tla.codec import encode_voters, fitting_layout
 from model.kraft.tla.kinds import RESTART
@@ -147,12 +148,13 @@ def hw_never_goes_back_step(before: KRaftState, action: tuple, after: KRaftState
 hw_never_goes_back_step.__doc__ = hw_never_goes_back.__doc__
 
 
-def _invariant(name: str, summary: str, predicate) -> Invariant:
-    return Invariant(name, summary, _on_readable(predicate), kernel=predicate)
+def _invariant(name: str, summary: str, predicate, milestones: tuple[str, ...] = ()) -> Invariant:
+    return Invariant(name, summary, _on_readable(predicate), kernel=predicate, milestones=milestones)
 
 
 INVARIANTS = (
-    _invariant("leader-has-acked-values", "the newest leader holds every acknowledged value", leader_has_acked_values),
+    _invariant("leader-has-acked-values", "the newest leader holds every acknowledged value", leader_has_acked_values,
+               ACKED_MILESTONES),
     _invariant("no-log-divergence", "voters' logs agree below the lower of their HWs", no_log_divergence),
     _invariant("one-leader-per-epoch", "never two leaders known in one epoch", one_leader_per_epoch),
     _invariant("no-illegal-state", "no voter takes a transition QuorumState refuses", no_illegal_state),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from checker.kernel.jit import kernel
 from checker.kernel.steps import code_actor, code_kind
 from invariants.kraft import hw_never_goes_back, violations
+from invariants.kraft_milestones import acked_milestone
 
 from .kinds import LOSE_DISK, RESTART
 from .successors import successors
@@ -26,5 +27,7 @@ def broken_steps(s, code, t, lay, selected):
 
 @kernel
 def milestone(s, lay, invariant):
-    """The faithful variants' invariants have no milestones for simulation to steer by: level 0."""
-    return 0
+    """How far `s` is along the usual story of a violation of the invariant with bit number
+    `invariant` (`invariants.kraft.INVARIANTS`): the level of its milestones, which only
+    leader-has-acked-values has (`invariants.kraft_milestones`; 0: none)."""
+    return acked_milestone(s, lay) if invariant == 0 else 0

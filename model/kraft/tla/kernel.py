@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from invariants.kraft import broken_steps, violations
+from invariants.kraft_milestones import acked_milestone
 
 from .successors import successors
 from .symmetry import permute, permute_head
@@ -14,5 +15,7 @@ __all__ = ["successors", "permute", "permute_head", "violations", "broken_steps"
 
 @kernel
 def milestone(s, lay, invariant):
-    """Variant `tla`'s invariants have no milestones for simulation to steer by: level 0."""
-    return 0
+    """How far `s` is along the usual story of a violation of the invariant with bit number
+    `invariant` (`invariants.kraft.INVARIANTS`): the level of its milestones, which only
+    leader-has-acked-values has (`invariants.kraft_milestones`; 0: none)."""
+    return acked_milestone(s, lay) if invariant == 0 else 0
