@@ -4,6 +4,8 @@ bounds."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import run_json
@@ -47,9 +49,10 @@ def _vote_answer(source, dest, epoch, granted, leader=0):
     return msg.VOTE_RESPONSE, source, dest, epoch, leader, granted, 0
 
 
-def _answer(s, voter):
-    """The fields of the Vote response voter (1..n) sent."""
-    return msg.fields(next(m for m, _ in s.messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == voter))
+def _answer(s, voter, to=None):
+    """The fields of the Vote response voter (1..n) sent (to voter `to`, if given)."""
+    return msg.fields(next(m for m, _ in s.messages if m[0] == msg.VOTE_RESPONSE and msg.source(m) == voter
+                           and to in (None, msg.dest(m))))
 
 
 LOGS = (((1, CONTROL),), ((1, CONTROL),), ((1, CONTROL),))
@@ -170,3 +173,53 @@ def test_pre_vote_keeps_every_invariant_at_small_bounds():
                    "--max-elections", "1", "--engine", "local")
     assert out["complete"] and out["distinct_states"] > 100_000
     assert {v["status"] for v in out["invariants"].values()} == {"holds"}
+
+
+DATA = Path(__file__).resolve().parent / "data" / "kraft"
+FORGOTTEN = DATA / "kafka40-forgotten-vote.json"
+"""The shortest counterexample of `one-leader-per-epoch` under kafka40+election=pre-vote-forgetful
+(3 voters, 1 value, 3 elections), as `check` saved it."""
+STATIC_DISK_LOSS = DATA / "kafka40-static-disk-loss.json"
+"""The shortest counterexample of `leader-has-acked-values` under kafka40-static with one lost
+disk (3 voters, 1 value, 2 elections; 29.7 million orbits, about five minutes), as `check` saved
+it (docs/models/kraft.md tells it)."""
+
+
+def test_the_forgotten_vote_is_refused_by_kafka_40():
+    """The ablation's second vote in one epoch (n3, a prospective that forgot voting for n1,
+    grants n2) is named `vote-forgotten-in-epoch`; under kafka40 the same steps replay up to that
+    vote, which is refused, since a prospective that voted grants only its candidate
+    (`unattachedOrProspectiveCanGrantVote` @ 4.0.0)."""
+    from traces.explain import explain
+    from traces.store import load_trace
+
+    trace, model = load_trace(FORGOTTEN)
+    assert ("Cause: a voter forgot its vote within an epoch and voted again, for a second leader "
+            "(vote-forgotten-in-epoch).") in explain(trace, model)
+    kafka40 = build_model("kraft", "kafka40", **model.parameters())
+    state = kafka40.initial_states()[0]
+    for step in trace.steps[:-2]:
+        state = dict(kafka40.successors(state))[step.action]
+        if step.action[0] == "HandleVoteRequest" and step.state.role[step.action[1] - 1] == PROSPECTIVE:
+            break
+    voter, candidate = step.action[1], step.action[2]
+    assert step.action[0] == "HandleVoteRequest" and _answer(step.state, voter, candidate).granted
+    assert not _answer(state, voter, candidate).granted and state.voted_for[voter - 1] != candidate
+
+
+def test_pre_vote_does_not_stop_a_voter_on_a_new_disk_voting_twice_in_an_epoch():
+    """Kafka 4.0 with static voters: n3 votes in epoch 1, loses its disk, grants n1's pre-vote and
+    vote in epoch 1 too; n1 and n2 both lead epoch 1 and n1 commits v1 without n2. The cause is
+    named with its steps, and every step is Kafka 4.0's."""
+    from traces.explain import explain
+    from traces.replay import verify_trace
+    from traces.store import load_trace
+
+    trace, model = load_trace(STATIC_DISK_LOSS)
+    verify_trace(trace, model)
+    told = explain(trace, model)
+    assert told[1] == ("Cause: a voter forgot its vote within an epoch and voted again, for a second leader "
+                       "(vote-forgotten-in-epoch).")
+    assert any("came back on a new, empty disk" in line for line in told)
+    assert model.audit(trace).conclusion() == "every step as Kafka 4.0"
+    assert [step.action[0] for step in trace.steps].count("LoseDisk") == 1 and len(trace) == 23

@@ -21,12 +21,12 @@ trace says how. Three causes are recognised, each from the trace alone:
   under a voter set of its own log, with no majority in common with the first. Culprits: each
   such change and the acknowledgement.
 
-One cause of a `one-leader-per-epoch` counterexample is recognised:
-
-- `vote-forgotten-in-epoch`: a voter granted its vote to one of the epoch's two leaders, forgot
-  it on a role change within the epoch (the rule `election` switched to `pre-vote-forgetful`,
-  which no release does), and granted it to the other. Culprits: both votes and the step that
-  forgot the first.
+- `vote-forgotten-in-epoch` (also of a `one-leader-per-epoch` counterexample): the newest epoch
+  has two leaders, both elected with the vote of one voter, which forgot its first vote before
+  it granted the second: on a role change within the epoch (the rule `election` switched to
+  `pre-vote-forgetful`, which no release does), or by losing its disk under static voters.
+  Culprits: both votes and the step that forgot the first (and, for a lost value, the
+  acknowledgement).
 
 `render` words a diagnosis as `traces.explain` does the others, and `culprit_line` each culprit.
 """
@@ -53,7 +53,7 @@ def diagnose(trace: Trace) -> Diagnosis | None:
     loss of another kind."""
     states = trace.states()
     if trace.invariant == "one-leader-per-epoch" and trace.steps:
-        return _forgotten_vote(trace, states)
+        return _forgotten_vote(trace, states, None)
     if trace.invariant != "leader-has-acked-values" or not trace.steps:
         return None
     last = states[-1]
@@ -86,7 +86,7 @@ def diagnose(trace: Trace) -> Diagnosis | None:
                 culprits = (_ack(trace, acked, record), Culprit(k, "disk-loss", who, record=record),
                             Culprit(vote[0], "vote", who, peer=leader))
                 return Diagnosis(Cause.VOTE_AFTER_LOST_DISK, trace.invariant, len(trace), damage, culprits)
-    return None
+    return _forgotten_vote(trace, states, (acked, leader, value))
 
 
 def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: int) -> Diagnosis | None:
@@ -116,31 +116,42 @@ def _earlier_epoch_commit(trace: Trace, states, acked: int, leader: int, value: 
     return Diagnosis(Cause.EARLIER_EPOCH_COUNTED, trace.invariant, len(trace), damage, culprits)
 
 
-def _forgotten_vote(trace: Trace, states) -> Diagnosis | None:
-    """The diagnosis of two leaders in one epoch elected by one voter's two votes in it, the
-    first forgotten within the epoch before the second."""
+def _forgotten_vote(trace: Trace, states, lost: tuple[int, int, int] | None) -> Diagnosis | None:
+    """The diagnosis of two leaders in the newest epoch elected by one voter's two votes in it,
+    the first forgotten before the second (a role change that dropped it, or a lost disk). For a
+    lost value, `lost` is (the step that acknowledged it, the leader (index) that lacks it, the
+    value), and that leader must be the second elected."""
     last, n = states[-1], len(states[0].role)
-    leaders = [i for i in range(n) if last.role[i] == LEADER]
+    newest = max(last.epoch)
+    leaders = [i for i in range(n) if last.role[i] == LEADER and last.epoch[i] == newest]
     for a, b in combinations(leaders, 2):
-        if last.epoch[a] != last.epoch[b]:
-            continue
-        epoch = last.epoch[a]
         for v in range(n):
             votes = {c: k for k in range(1, len(states)) for c in (a, b)
                      if states[k].voted_for[v] == c + 1 and states[k - 1].voted_for[v] != c + 1
-                     and states[k].epoch[v] == epoch}
+                     and states[k].epoch[v] == newest}
             if len(votes) < 2:
                 continue
             first, second = sorted(votes, key=votes.get)
-            forgot = next((k for k in range(votes[first] + 1, votes[second]) if states[k].voted_for[v] == 0
-                           and states[k - 1].voted_for[v] == first + 1 and states[k].epoch[v] == epoch), None)
-            if forgot is None:
+            forgot = next((k for k in range(votes[first] + 1, votes[second]) if states[k].voted_for[v] != first + 1
+                           and states[k - 1].voted_for[v] == first + 1), None)
+            if forgot is None or (lost is not None and lost[1] not in (a, b)):
                 continue
-            won = next(k for k in _elected(states, second) if k > votes[second])
-            damage = Damage(won, "elected", second, peer=first)
-            culprits = (Culprit(votes[first], "first-vote", v, peer=first), Culprit(forgot, "forgotten-vote", v),
+            how = "disk-loss" if trace.steps[forgot - 1].action[0] == "LoseDisk" else "forgotten-vote"
+            culprits = (Culprit(votes[first], "first-vote", v, peer=first), Culprit(forgot, how, v),
                         Culprit(votes[second], "second-vote", v, peer=second))
-            return Diagnosis(Cause.VOTE_FORGOTTEN_IN_EPOCH, trace.invariant, len(trace), damage, culprits)
+            won = {c: next(k for k in _elected(states, c) if k > votes[c]) for c in (a, b)}
+            if lost is None:
+                later = max(won, key=won.get)
+                return Diagnosis(Cause.VOTE_FORGOTTEN_IN_EPOCH, trace.invariant, len(trace),
+                                 Damage(won[later], "elected", later, peer=a + b - later), culprits)
+            acked, lacking, value = lost
+            holder = trace.steps[acked - 1].action[1] - 1
+            offset = _holds(states[acked], holder, value)
+            record = states[acked].log[holder][offset]
+            return Diagnosis(Cause.VOTE_FORGOTTEN_IN_EPOCH, trace.invariant, len(trace),
+                             Damage(won[lacking], "elected", lacking, peer=a + b - lacking, offset=offset,
+                                    record=record),
+                             tuple(sorted(culprits + (_ack(trace, acked, record),))))
     return None
 
 
@@ -219,7 +230,8 @@ def culprit_line(c: Culprit, page) -> str:
         return (f"At step {c.step}, {who} changed its voter set while a VotersRecord in its log was not yet "
                 f"committed (its HW {before.hw[c.replica]}): {page.words[c.step]}.")
     if c.role == "disk-loss":
-        return (f"At step {c.step}, {who}, which had held {value}, came back on a new, empty disk: "
+        held = f"which had held {value}" if c.record else "having voted"
+        return (f"At step {c.step}, {who}, {held}, came back on a new, empty disk: "
                 f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
                 f"log and no memory of its votes.")
     if c.role in ("first-vote", "second-vote"):
@@ -267,14 +279,22 @@ def render(d: Diagnosis, page) -> list[str]:
                    "release this acknowledgement waits, and the same steps lose nothing."])
     if d.kind is Cause.VOTE_FORGOTTEN_IN_EPOCH:
         epoch = page.trace.states()[dmg.step].epoch[dmg.replica]
-        return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became the second leader of epoch {epoch}: "
-                 f"{page.words[dmg.step]}."]
-                + [culprit_line(c, page) for c in d.culprits]
-                + ["A voter's vote is all that keeps two candidates of one epoch from both winning. Kafka 4.0 keeps "
-                   "it through every transition within the epoch (QuorumState.transitionToProspective, "
-                   "transitionToFollower and transitionToUnattached keep the voted key; transitionToFollower: \"State "
-                   "transitions within the same epoch should preserve voted key\"), and a prospective that voted grants only that "
-                   "candidate again (unattachedOrProspectiveCanGrantVote): in 4.0 the second vote is refused."])
+        without = f", without {value}" if value else ""
+        lines = ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became a second leader of epoch {epoch}{without}: "
+                  f"{page.words[dmg.step]}."]
+                 + [culprit_line(c, page) for c in d.culprits])
+        if any(c.role == "disk-loss" for c in d.culprits):
+            return lines + ["A voter on a new disk has no quorum-state file, so no memory of its vote, and under static "
+                            "voters it is still the same voter. Pre-vote does not stop it: its empty log is as up to "
+                            "date as a new candidate's. KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by "
+                            "node id and directory id: a Vote request for its old directory is refused with "
+                            "INVALID_VOTER_KEY."]
+        return lines + ["A voter's vote is all that keeps two candidates of one epoch from both winning. Kafka 4.0 "
+                        "keeps it through every transition within the epoch (QuorumState.transitionToProspective, "
+                        "transitionToFollower and transitionToUnattached keep the voted key; transitionToFollower: "
+                        "\"State transitions within the same epoch should preserve voted key\"), and a prospective "
+                        "that voted grants only that candidate again (unattachedOrProspectiveCanGrantVote): in 4.0 "
+                        "the second vote is refused."]
     if d.kind is Cause.VOTER_SETS_WITHOUT_COMMON_MAJORITY:
         states, n = page.trace.states(), len(page.trace.states()[0].role)
         acked = d.culprits[-1].step
