@@ -18,8 +18,9 @@ PARAMS = (
     Param("max-disk-losses", 0, 0, 2, "how many voters may come back on a new, empty disk in one behaviour "
           "(faithful variants only)"),
     Param("spares", 0, 0, 4, "how many of the controllers start outside the voter set, formatted without the "
-          "bootstrap voters, as observers an AddVoter can make voters (kip853)"),
-    Param("max-voter-changes", 0, 0, 4, "how many AddVoter and RemoveVoter operations one behaviour may hold (kip853)"),
+          "bootstrap voters, as observers an AddVoter can make voters (kip853, kafka40)"),
+    Param("max-voter-changes", 0, 0, 4,
+          "how many AddVoter and RemoveVoter operations one behaviour may hold (kip853, kafka40)"),
 )
 
 

@@ -44,7 +44,7 @@ class KRaftModel:
         self.variant, self.bounds, self.rules = rule_set.name, bounds, dict(rule_set.choices)
         self.faithful = rule_set.preset != "tla"
         if not self.faithful and bounds.max_disk_losses:
-            raise ModelError("--max-disk-losses needs a faithful variant (kip595, kip853): the TLA+ specification "
+            raise ModelError("--max-disk-losses needs a faithful variant (kip595 to kafka40): the TLA+ specification "
                              "has no lost disk")
         _check_voter_changes(self.faithful and self.rules["voter-key"] == "directory", bounds)
         self.kernel = self._faithful_kernel(rule_set) if self.faithful else self._tla_kernel()
@@ -140,7 +140,7 @@ def _check_voter_changes(dynamic: bool, bounds: KRaftBounds) -> None:
     voters (`voter-key` directory, kip853), spares leave at least one voter, and a set of this
     many controllers must name every directory id a lost disk can give."""
     if not dynamic and (bounds.spares or bounds.max_voter_changes):
-        raise ModelError("--spares and --max-voter-changes need dynamic voters (variant kip853, rule voter-key="
+        raise ModelError("--spares and --max-voter-changes need dynamic voters (variant kip853 or kafka40, rule voter-key="
                          "directory): static voters never change")
     if bounds.spares >= bounds.replicas:
         raise ModelError(f"--spares {bounds.spares} leaves no voter among {bounds.replicas} controllers")
