@@ -504,3 +504,16 @@ def test_kraft_voter_changes_on_spark_find_the_local_result(sc, symmetry):
     same_results(spark, local)
     removes = local.coverage.fired[model.action_kinds().index("RemoveVoter")].sum()
     assert local.distinct_states > 10_000 and removes > 0
+
+
+def test_kraft_pre_vote_on_spark_finds_the_local_result(sc):
+    """kafka40 (pre-vote, a restart, unattached voters' bootstrap FETCHes) on Spark: the same
+    counts and verdicts as the local engine, prospectives timing out included."""
+    from checker.spark.engine import explore_spark
+
+    model = build_model("kraft", "kafka40", replicas=2, max_records=1, max_elections=2, max_restarts=1)
+    invariants = select("kraft", [])
+    spark = explore_spark(sc, model, invariants, partitions=3, stop_at_first=False, symmetry=True)
+    local = explore(model, invariants, stop_at_first=False, symmetry=True)
+    same_results(spark, local)
+    assert local.coverage.fired[model.action_kinds().index("ProspectiveTimeout")].sum() > 0
