@@ -4,10 +4,11 @@ place).
 
 Each transition writes the quorum-state file (`durableTransitionTo`: epoch, leader, vote),
 except Resigned, which lives in memory only; so the file always holds the election of the
-voter's last role but Resigned and Prospective, which share theirs with the role they came from
-(a Resigned voter's is its own leadership). The row keeps no copy of the file: `restore` reads the election off the
-voter's fields. Every transition but a granted vote resets the voter's connections (`resetConnections`), drops what its
-last role kept in memory (a candidate's votes, a leader's view of the voters), and keeps its HW
+voter's last role but Resigned and Prospective, which share theirs with the role they came
+from (a Resigned voter's is its own leadership). The row keeps no copy of the file: `restore`
+reads the election off the voter's fields. Every transition but a granted vote resets the
+voter's connections (`resetConnections`), drops what its last role kept in memory (a
+candidate's votes, a leader's view of the voters), and keeps its HW
 (`state.highWatermark()` passed on), except that a new leader starts without one. A transition
 `QuorumState` refuses becomes the illegal role, as the IllegalStateException it throws."""
 
@@ -81,7 +82,8 @@ def to_follower(t, lay, i, epoch, leader):
     if leader == i + 1 or epoch < mine or (epoch == mine and (role == FOLLOWER or role == LEADER)):
         illegal(t, lay, i)
     else:
-        become(t, lay, i, FOLLOWER, epoch, leader, get(t, lay, i, VOTED_FOR) if lay.keeps_vote and epoch == mine else NIL)
+        kept = get(t, lay, i, VOTED_FOR) if lay.keeps_vote and epoch == mine else NIL
+        become(t, lay, i, FOLLOWER, epoch, leader, kept)
 
 
 @kernel
