@@ -202,9 +202,11 @@ ROWS = (
          steps=("HandleFetchRequest", "AppendLeaderChange", "ClientAppend", "AddVoter", "RemoveVoter")),
     _row("leader-flush", "the leader's append and flush", None,
          "the leader appends (a client value, its LeaderChange record), counts its new LEO, and only then flushes; "
-         "between the two it answers FETCHes and may crash, nothing else",
+         "between the two it answers only the FETCHes parked at it (sent before the append) and may crash, nothing "
+         "else: a FETCH sent later is handled at a later poll, after the flush",
          "`KafkaRaftClient.appendBatch`, `KafkaRaftClient.flushLeaderLog` (\"We update the end offset before flushing so that "
-         "parked fetches can return sooner\") @ 3.8.0, 3.9.0-rc3",
+         "parked fetches can return sooner\"), `KafkaRaftClient.poll` (the state's poll, then the next message) @ 3.8.0, "
+         "3.9.0-rc3, 4.0.0",
          (AS_KAFKA, "all", "one client value per append; Kafka drains a batch"),
          steps=("ClientAppend", "AppendLeaderChange", "Flush")),
     _row("follower-append", "a follower's append", None,

@@ -50,7 +50,8 @@ def message(m: tuple, replicas: int) -> str:
         return f"{head} (log ends e{m[4]} offset {m[5]}{key})"
     if kind == msg.FETCH_REQUEST:
         directory = f", directory {m[6]}" if len(m) > 7 and m[6] else ""  # a faithful FETCH after a lost disk
-        return f"{head} (offset {msg.fetch_offset(m)}, last epoch {msg.last_fetched_epoch(m)}{directory})"
+        parked = ", parked" if len(m) > 8 and m[7] else ""  # at a faithful leader inside flushLeaderLog
+        return f"{head} (offset {msg.fetch_offset(m)}, last epoch {msg.last_fetched_epoch(m)}{directory}{parked})"
     if kind == msg.VOTE_RESPONSE:
         answer = msg.fields(m)
         said = "granted" if answer.granted else "refused"

@@ -12,7 +12,8 @@ whether its sender still expects the answer, and its own fields:
     Vote response             A leader known, B granted, C error
     BeginQuorumEpoch          -
     BeginQuorumEpoch response A error, B leader known
-    FETCH                     A fetch offset, B last fetched epoch, C the fetcher's directory id
+    FETCH                     A fetch offset, B last fetched epoch, C the fetcher's directory id,
+                              D PARKED once its leader appended after it was sent
     FETCH response            A result, B error, C leader, D HW, E diverging epoch,
                               F diverging end offset, then the records it carries
 
@@ -38,6 +39,11 @@ from .layout import EPOCH_SENT, KIND, LIVE, A, B, C, D, E, F
 
 EXPECTED = 1
 """A request's LIVE slot while its sender still expects the answer (0: no longer)."""
+PARKED = 1
+"""A FETCH request's D slot while its receiver, a leader, is inside `flushLeaderLog` and the
+FETCH was sent before the append that began it: Kafka parks a FETCH that finds nothing new, and
+the new end offset completes it before the flush (the model answers such a FETCH at once, and
+so cannot tell one parked from one still in flight)."""
 
 
 @kernel
@@ -79,6 +85,14 @@ def idle(s, lay, i):
             if kind != 0 and (not is_request(kind) or s[connection(lay, i, j) + LIVE]):
                 return False
     return True
+
+
+@kernel
+def park_fetches(t, lay, i, parked):
+    """Mark (`parked` PARKED) or unmark (0) every FETCH request on its way to voter i."""
+    for j in range(lay.replicas):
+        if j != i and t[connection(lay, j, i) + KIND] == FETCH_REQUEST:
+            t[connection(lay, j, i) + D] = parked
 
 
 @kernel

@@ -17,7 +17,7 @@ from .channels import connection, is_request
 from .layout import (BOOT_SET, DIRECTORY, DISK_LOSSES, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, FOOTER_CHANGES, HEARD,
                      KIND, LIVE, START_OFFSET, A, KafkaLayout)
 
-FIELDS = {VOTE_REQUEST: 3, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 1, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 3,
+FIELDS = {VOTE_REQUEST: 3, VOTE_RESPONSE: 3, BEGIN_QUORUM_REQUEST: 1, BEGIN_QUORUM_RESPONSE: 2, FETCH_REQUEST: 4,
           FETCH_RESPONSE: 6, PRE_VOTE_REQUEST: 3}
 """How many of a record's fields A, B, ... each type of message uses."""
 

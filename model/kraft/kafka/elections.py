@@ -19,11 +19,11 @@ from ..messages import (BEGIN_QUORUM_REQUEST, BEGIN_QUORUM_RESPONSE, FENCED_LEAD
 from ..state import CANDIDATE, CONTROL, FOLLOWER, LEADER, NIL, PROSPECTIVE, RESIGNED, UNATTACHED, VOTED
 from ..tla.layout import ELECTIONS, EPOCH, LEADER as LEADER_AT, ROLE, VOTED_FOR, VOTES, append, get, last_epoch, put
 from .channels import answer, clear, free, send
+from .fetching import begin_flush
 from .guards import CANDIDATE_ASKS, ELECTIONS_LEFT, IS_VOTER, LEADER_TELLS, MAY_STAND, NEW_LEADER, PROSPECTIVE_WAITS
 from .kinds import (APPEND_LEADER_CHANGE, HANDLE_BEGIN_QUORUM, HANDLE_BEGIN_QUORUM_RESPONSE, HANDLE_VOTE_REQUEST,
                     HANDLE_VOTE_RESPONSE, PROSPECTIVE_TIMEOUT, SEND_BEGIN_QUORUM, SEND_VOTE_REQUESTS, TIMEOUT)
 from .layout import DIRECTORY, EPOCH_SENT, HEARD, START_OFFSET, LIVE, A, B, C, log_end
-from .leader_state import counted_self
 from .quorum_state import (can_grant_vote, common_response, maybe_transition, prospective_loses, to_candidate, to_leader,
                            to_prospective, to_unattached, to_voted)
 from .voter_set import has_id, is_voter, majority, named_directory, refused, voter_set, voters_record_at
@@ -183,7 +183,7 @@ def append_leader_change(s, lay, out, acts, tally, n, i):
     t = emit(s, out, acts, n, action_code(APPEND_LEADER_CHANGE, i + 1, 0, 0))
     from_bootstrap = lay.directory_ids and voters_record_at(s, lay, i) == 0
     append(t, lay, i, get(s, lay, i, EPOCH), -voter_set(s, lay, i) if from_bootstrap else CONTROL)
-    counted_self(t, lay, i, log_end(t, lay, i))
+    begin_flush(t, lay, i)
     return n + 1
 
 

@@ -6,7 +6,8 @@ log after counting its own LEO.
 
 A leader's log longer than its flushed part means it is inside `flushLeaderLog`, between
 counting its new LEO and flushing (`layout.in_poll`): it takes no step but the flush, a crash,
-and answering FETCHes (the parked ones its new records complete). Each function is one step of
+and answering the FETCHes parked at it, those sent before its append, which its new
+records complete; a FETCH sent later waits for the flush. Each function is one step of
 voter i (index), or of the receiver of the message on the connection whose record starts at
 `at`, and appends its successor to `out`."""
 
@@ -21,9 +22,10 @@ from ..messages import DIVERGING, FENCED_LEADER_EPOCH, FETCH_REQUEST, FETCH_RESP
 from ..state import FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN
 from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, append, entry_epoch, entry_value, get,
                           last_epoch, put, set_acked, truncate)
-from .channels import answer, clear, free, idle, send
+from .channels import PARKED, answer, clear, free, idle, park_fetches, send
 from .epoch_cache import diverging, truncation_offset
-from .guards import BOOTSTRAP_READY, FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, VALUE_UNWRITTEN
+from .guards import BOOTSTRAP_READY, FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, PARKED_ONLY, \
+    VALUE_UNWRITTEN
 from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
 from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, START_OFFSET, LIVE, A, B, C, D, E,
                      F, in_poll, log_end)
@@ -77,6 +79,8 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
     nothing). The key is the one the FETCH carries (`ReplicaKey.of(replicaId,
     replicaDirectoryId)`): a FETCH sent before its sender lost its disk still counts for the
     voter it was."""
+    if not holds(tally, PARKED_ONLY, not in_poll(s, lay, i) or s[at + D] == PARKED):
+        return n
     epoch, live, offset, last = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A]), int(s[at + B])
     directory = s[at + C]
     t = emit(s, out, acts, n, action_code(HANDLE_FETCH_REQUEST, i + 1, f + 1, epoch))
@@ -153,7 +157,7 @@ def client_append(s, lay, out, acts, tally, n, i):
         t = emit(s, out, acts, n, action_code(CLIENT_APPEND, i + 1, v, 0))
         append(t, lay, i, get(s, lay, i, EPOCH), v)
         set_acked(t, lay, v, WRITTEN)
-        counted_self(t, lay, i, log_end(t, lay, i))
+        begin_flush(t, lay, i)
         n += 1
     return n
 
@@ -165,4 +169,16 @@ def flush(s, lay, out, acts, tally, n, i):
         return n
     t = emit(s, out, acts, n, action_code(FLUSH, i + 1, 0, 0))
     put(t, lay, i, FLUSHED, log_end(s, lay, i))
+    park_fetches(t, lay, i, 0)
     return n + 1
+
+
+@kernel
+def begin_flush(t, lay, i):
+    """The first half of leader i's `flushLeaderLog`, after an append: it counts its new LEO
+    ("We update the end offset before flushing so that parked fetches can return sooner"), and
+    the FETCHes parked at it, those sent before the append, may be answered before the flush;
+    a FETCH sent later is handled at a later poll, after the flush (`KafkaRaftClient.poll` runs
+    `pollCurrentState` to its end before it takes the next message)."""
+    counted_self(t, lay, i, log_end(t, lay, i))
+    park_fetches(t, lay, i, PARKED)

@@ -25,10 +25,10 @@ from checker.kernel.steps import action_code, emit
 
 from ..state import LEADER, RESIGNED
 from ..tla.layout import EPOCH, HW, ROLE, append, get
+from .fetching import begin_flush
 from .guards import CHANGES_LEFT, ID_ABSENT, ID_PRESENT, RESIGN_ASKED, RESIGNED_OBSERVER
 from .kinds import ADD_VOTER, REMOVE_VOTER, RESIGN, RESIGNED_TIMEOUT
 from .layout import DIRECTORY, FOOTER_CHANGES, RESIGN_REQUESTED, START_OFFSET, log_end, set_voter_op, voter_op
-from .leader_state import counted_self
 from .quorum_state import become, to_unattached
 from .voter_set import has_id, is_voter, size, voter_set, voters_record_at, with_key, without_id
 
@@ -68,7 +68,7 @@ def add_voter(s, lay, out, acts, tally, n, i):
         if not holds(tally, ID_ABSENT, not has_id(lay, code, h)):
             continue
         t = _change(s, lay, out, acts, n, i, ADD_VOTER, h, with_key(lay, code, h, get(s, lay, h, DIRECTORY)))
-        counted_self(t, lay, i, log_end(t, lay, i))
+        begin_flush(t, lay, i)
         n += 1
     return n
 
@@ -86,7 +86,7 @@ def remove_voter(s, lay, out, acts, tally, n, i):
             continue
         t = _change(s, lay, out, acts, n, i, REMOVE_VOTER, h, without_id(lay, code, h))
         set_voter_op(t, lay, i, log_end(t, lay, i))
-        counted_self(t, lay, i, log_end(t, lay, i))
+        begin_flush(t, lay, i)
         n += 1
     return n
 

@@ -1,7 +1,7 @@
 """The faithful variants' next-state relation: every step Kafka's `raft` module can take from
 a packed state, under the rule set the layout carries. A voter that took a step Kafka refuses
 (the illegal role) takes no more; a leader inside `flushLeaderLog` takes no step but the flush,
-a crash and answering FETCHes; a leader asked to resign takes none but resigning and a crash
+a crash and answering the FETCHes parked at it; a leader asked to resign takes none but resigning and a crash
 (`KafkaRaftClient.poll` polls its state before it handles the next message)."""
 
 from __future__ import annotations
