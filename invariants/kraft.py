@@ -14,16 +14,7 @@ from model.kraft.state import ACKED, ILLEGAL, LEADER, NIL, KRaftState
 from model.kraft.tla.codec import encode_voters, fitting_layout
 from model.kraft.tla.kinds import RESTART
 from model.kraft.tla.layout import EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, entry_epoch, entry_value, get, \
-    log_length
-
-
-@kernel
-def _holds_value(s, lay, i, v):
-    """Voter i's log has an entry of client value v."""
-    for offset in range(1, log_length(s, lay, i) + 1):
-        if entry_value(s, lay, i, offset) == v:
-            return True
-    return False
+    holds_value, log_length
 
 
 @kernel
@@ -37,7 +28,7 @@ def leader_has_acked_values(s, lay):
     for i in range(lay.replicas):
         if get(s, lay, i, ROLE) == LEADER and get(s, lay, i, EPOCH) == newest:
             for v in range(1, lay.values + 1):
-                if acked(s, lay, v) == ACKED and not _holds_value(s, lay, i, v):
+                if acked(s, lay, v) == ACKED and not holds_value(s, lay, i, v):
                     return False
     return True
 

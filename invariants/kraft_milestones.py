@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from model.kraft.state import ACKED, CANDIDATE, LEADER, PROSPECTIVE
-from model.kraft.tla.layout import EPOCH, ROLE, acked, entry_value, get, log_length
+from model.kraft.tla.layout import EPOCH, ROLE, acked, get, holds_value
 
 ACKED_MILESTONES = (
     "a client value is acknowledged",
@@ -25,15 +25,6 @@ ACKED_MILESTONES = (
     "a controller that lacks an acknowledged value stands (prospective, candidate) or leads in the newest epoch",
 )
 """The stages of `acked_milestone`, levels 1 to 3."""
-
-
-@kernel
-def _lacks(s, lay, i, v):
-    """Voter i's (index) log has no entry of client value v."""
-    for offset in range(1, log_length(s, lay, i) + 1):
-        if entry_value(s, lay, i, offset) == v:
-            return False
-    return True
 
 
 @kernel
@@ -48,7 +39,7 @@ def acked_milestone(s, lay):
             continue
         lacking = 0
         for i in range(lay.replicas):
-            if _lacks(s, lay, i, v):
+            if not holds_value(s, lay, i, v):
                 lacking += 1
         if 2 * lacking <= lay.replicas:
             level = max(level, 1)
@@ -56,7 +47,7 @@ def acked_milestone(s, lay):
         level = max(level, 2)
         for i in range(lay.replicas):
             role = get(s, lay, i, ROLE)
-            if _lacks(s, lay, i, v) and get(s, lay, i, EPOCH) == newest and \
+            if not holds_value(s, lay, i, v) and get(s, lay, i, EPOCH) == newest and \
                     (role == PROSPECTIVE or role == CANDIDATE or role == LEADER):
                 return 3
     return level

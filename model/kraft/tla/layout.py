@@ -99,6 +99,15 @@ def entry_value(s, lay, i, offset):
 
 
 @kernel
+def holds_value(s, lay, i, v):
+    """Voter i's log has an entry of client value v."""
+    for offset in range(1, log_length(s, lay, i) + 1):
+        if entry_value(s, lay, i, offset) == v:
+            return True
+    return False
+
+
+@kernel
 def last_epoch(s, lay, i):
     """The epoch of voter i's last entry, 0 for an empty log."""
     n = log_length(s, lay, i)
