@@ -81,8 +81,9 @@ def idle(s, lay, i):
     of its requests is still expected, and no answer is on its way back to it."""
     for j in range(lay.replicas):
         if j != i:
-            kind = s[connection(lay, i, j) + KIND]
-            if kind != 0 and (not is_request(kind) or s[connection(lay, i, j) + LIVE]):
+            at = connection(lay, i, j)
+            kind = s[at + KIND]
+            if kind != 0 and (not is_request(kind) or s[at + LIVE]):
                 return False
     return True
 

@@ -218,10 +218,9 @@ def restore(t, lay, i):
     leader, its follower (unattached knowing it if its voter set does not name it), keeping its
     vote (4.0); else unattached, voted if it voted. Its HW is not restored."""
     epoch, voted, leader = get(t, lay, i, EPOCH), get(t, lay, i, VOTED_FOR), get(t, lay, i, LEADER_AT)
-    become(t, lay, i, UNATTACHED, epoch, NIL, NIL)
     put(t, lay, i, HW, 0)
     if epoch < last_epoch(t, lay, i):
-        put(t, lay, i, EPOCH, last_epoch(t, lay, i))
+        become(t, lay, i, UNATTACHED, last_epoch(t, lay, i), NIL, NIL)
     elif leader == i + 1:
         become(t, lay, i, RESIGNED, epoch, leader, NIL)
     elif voted == i + 1:
@@ -229,9 +228,8 @@ def restore(t, lay, i):
         _counts_itself(t, lay, i)
     elif leader != NIL:
         _follow_or_wait(t, lay, i, epoch, leader, voted if lay.keeps_vote else NIL)
-    elif voted != NIL:
-        put(t, lay, i, ROLE, VOTED)
-        put(t, lay, i, VOTED_FOR, voted)
+    else:
+        become(t, lay, i, VOTED if voted != NIL else UNATTACHED, epoch, NIL, voted)
 
 
 @kernel
