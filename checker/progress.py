@@ -42,7 +42,8 @@ def prepare_kernels(models, walks: bool = False) -> None:
 
         entry, state = WALK if walks else SEARCH, model.initial_states()[0]
         if not is_compiled(kernel, entry):
-            subject = f"the {model.name} model's kernel"
+            subject = f"the {model.name} model's kernel" + (" for random walks" if walks else "") + (
+                " with guard counting" if kernel.count_guards else "")
             with compiling(subject):
                 if compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
                         waiting_line(subject), highlight=False, soft_wrap=True)):

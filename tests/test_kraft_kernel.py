@@ -102,12 +102,14 @@ def test_a_bag_too_small_for_a_behaviour_is_an_error_not_a_lost_state():
 
 
 def test_a_bag_overflow_in_a_search_is_a_one_line_error(monkeypatch):
+    from checker.compile_notice import notice_line
     from conftest import run_cli
     from model.kraft.tla import layout
 
     monkeypatch.setattr(layout, "bag_capacity", lambda *bounds: 3)
     result = run_cli("check", "--engine", "local", "--model", "kraft", "--variant", "tla")
     assert result.exit_code == 2 and "Traceback" not in result.stderr
-    assert result.stderr.splitlines() == [
+    notice = notice_line("the kraft model's kernel")  # on a machine whose cache is cold
+    assert [line for line in result.stderr.splitlines() if line != notice] == [
         "Error: a state did not fit the packed layout its bounds sized (the kraft message bag outgrew its layout): "
         "a replcheck bug, please report the command"]

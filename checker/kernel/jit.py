@@ -28,7 +28,8 @@ else:  # numba came first: point its config at the same place
     numba.core.config.CACHE_DIR = CACHE_DIR
 
 from numba import njit  # noqa: E402  (the cache directory must be set first)
-from numba.core.registry import cpu_target  # noqa: E402
+from numba.core import errors, types  # noqa: E402
+from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
 
 from .cache_locator import install as install_cache_locator  # noqa: E402
 
@@ -55,6 +56,38 @@ def _prepare_target() -> None:
 _prepare_target()
 
 
+def _loose(argument_type):
+    """The type a kernel is compiled for when another passes it an argument of `argument_type`:
+    a constant's type rather than its value, and a 64-bit integer for any narrower one (a byte
+    read off a packed row, a 32-bit count), which arithmetic widens to 64 bits anyway."""
+    loose = types.unliteral(argument_type)
+    if isinstance(loose, types.Integer) and loose.bitwidth < 64:
+        return types.int64
+    return loose
+
+
+class _Dispatcher(CPUDispatcher):
+    """numba's dispatcher, but a kernel called from another is compiled once per `_loose` type
+    of its arguments: numba would otherwise compile a copy per constant value and per integer
+    width passed, with every function below it (the fetch model's `holds` alone had 166
+    copies). Where the loose types cannot be typed (an index into a tuple of mixed types needs
+    its value), the kernel is compiled for the types as given. The optimiser still sees a
+    constant wherever it inlines the call."""
+
+    def get_call_template(self, args, kws):
+        loose_args = tuple(_loose(a) for a in args)
+        loose_kws = {k: _loose(v) for k, v in kws.items()}
+        if loose_args != tuple(args) or loose_kws != kws:
+            try:
+                return super().get_call_template(loose_args, loose_kws)
+            except errors.TypingError:
+                pass
+        return super().get_call_template(args, kws)
+
+
 def kernel(function):
-    """Compile `function` (nopython mode, cached on disk, GIL released)."""
-    return njit(cache=True, nogil=True)(function)
+    """Compile `function` (nopython mode, cached on disk, GIL released), once per type of its
+    arguments (`_Dispatcher`)."""
+    dispatcher = njit(cache=True, nogil=True)(function)
+    dispatcher.__class__ = _Dispatcher
+    return dispatcher

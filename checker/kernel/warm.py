@@ -8,8 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .expansion import expand_all, sampled_guards
-from .guards import empty_tally
+from .expansion import expand_all
 from .fingerprint import fingerprint
 from ..coverage import Coverage
 from .jit import CACHE_DIR
@@ -22,22 +21,36 @@ SEARCH, WALK = "expand", "walk"
 """The search loop's entry points: a breadth-first search expands levels, a simulation walks."""
 
 
-def is_compiled(kernel, entry: str = SEARCH) -> bool:
-    """Whether this machine's kernel cache already holds the model's compiled `entry` point
-    (SEARCH or WALK)."""
+def part(kernel, entry: str) -> str:
+    """The part of the model's kernel a run through `entry` (SEARCH or WALK) calls: that entry
+    point, on the copy of the actions that counts guards where the run does (`--coverage`,
+    `Kernel.count_guards`) and on the one that leaves the counting out elsewhere. Each part is
+    compiled on its own, when a run first needs it: the counting copy is most of a second
+    compile of the whole model, which a run without `--coverage` never calls."""
     name = "replcheck_search_" + kernel.module.replace(".", "_")
-    return any(Path(CACHE_DIR).glob(f"*/{name}.{entry}-*.nbi"))
+    return f"{name}.{entry}" + (".guards" if kernel.count_guards else "")
+
+
+def _marker(kernel, entry: str) -> Path:
+    return Path(CACHE_DIR) / "compiled" / part(kernel, entry)
+
+
+def is_compiled(kernel, entry: str = SEARCH) -> bool:
+    """Whether this machine's kernel cache already holds the part of the model's kernel that a
+    run through `entry` calls (`part`)."""
+    return _marker(kernel, entry).exists()
 
 
 def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None) -> bool:
-    """Compile the kernel (`compile_all`) unless another process on this machine is compiling
-    it: then call `on_wait` and wait for that one, which leaves `entry` compiled for this
-    process to `load`. Whether this process compiled. Two runs started together on a fresh
-    machine (a user's two terminals, test workers) so compile once, not side by side."""
+    """Compile the part of the kernel a run through `entry` calls (`compile_all`) unless another
+    process on this machine is compiling it: then call `on_wait` and wait for that one, which
+    leaves it compiled for this process to `load`. Whether this process compiled. Two runs
+    started together on a fresh machine (a user's two terminals, test workers) so compile once,
+    not side by side."""
     with _machine_wide_lock(Path(CACHE_DIR) / f"{kernel.module}.lock", on_wait):
         if is_compiled(kernel, entry):
             return False
-        compile_all(kernel, initial_state)
+        compile_all(kernel, initial_state, entry)
         return True
 
 
@@ -60,26 +73,31 @@ def _machine_wide_lock(path: Path, on_wait):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def compile_all(kernel, initial_state) -> None:
-    """Compile (or load from the cache) everything the engines, their traces and simulations
-    call on `kernel`, from `initial_state`: a search's start and one expansion with and without
-    symmetry, a count of a sample's guards (`--coverage`), the visited set's lookups and growth,
-    the replays that rebuild a trace, and one step of a random walk. Compiling is then one step
-    of this machine's first run, not pauses in later ones."""
+def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
+    """Compile (or load from the cache) everything a run through `entry` calls on `kernel`, from
+    `initial_state`, and mark that part compiled (`part`). SEARCH: a search's start and one
+    expansion with and without symmetry (with `count_guards`, a count of a sample's guards
+    too), the visited set's lookups and growth. WALK: one step of a random walk. Both: the
+    replays that rebuild a trace. Compiling is then one step of this machine's first run, not
+    pauses in later ones."""
     row, fps, invariants, steps = _start(kernel, initial_state)
-    load(kernel, initial_state, SEARCH)
-    symmetric = permutations(kernel.replicas, True)
-    expand_all(kernel, row, fps, invariants, steps, symmetric)
-    sampled_guards(kernel, row, fps, empty_tally(kernel.guards, guards=False))
-    Reducer(kernel, symmetric).representative(row[0])
-    visited = VisitedSet(1, 1)
-    visited.admit(fps)
-    visited.contains_all(fps)
-    _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
+    if entry == SEARCH:
+        load(kernel, initial_state, SEARCH)
+        symmetric = permutations(kernel.replicas, True)
+        expand_all(kernel, row, fps, invariants, steps, symmetric)
+        Reducer(kernel, symmetric).representative(row[0])
+        visited = VisitedSet(1, 1)
+        visited.admit(fps)
+        visited.contains_all(fps)
+        _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
+    else:
+        _walk(kernel, row, invariants, steps)
     for code, after in kernel.successor_rows(row[0])[:1]:
         kernel.search.step(row[0], kernel.layout, code, *kernel.buffers())
         kernel.search.broken_steps(row[0], code, after, kernel.layout, steps)
-    _walk(kernel, row, invariants, steps)
+    marker = _marker(kernel, entry)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
 
 
 def load(kernel, initial_state, entry: str) -> None:
