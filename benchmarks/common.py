@@ -23,6 +23,8 @@ from checker.output_kinds import Kind
 
 RESULTS_FILE = Kind("a benchmark results file", re.compile(rb"\s*\{"), b'"machine"')
 """benchmarks/results/*.json, which each benchmark rewrites with its own figures added."""
+COMPILE_FIGURES = Kind("the compile figures", re.compile(rb"\s*\{"), b'"model.')
+"""checker/kernel/compile_seconds.json, which `benchmarks.startup --cold` rewrites."""
 PERFORMANCE_PAGE = Kind("the performance page", re.compile(rb"# Performance\n"))
 """docs/performance.md, whose tables `--readme` rewrites between their markers."""
 

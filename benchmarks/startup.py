@@ -1,6 +1,7 @@
 """Start-up: how long `replcheck` takes before it does any work, and the small run it dominates.
 
     python -m benchmarks.startup [--runs 10]
+    python -m benchmarks.startup --cold [--runs 3]
 
 Every figure is the wall time of fresh processes (`python -m cli`, as the console script runs
 it) on a warm kernel cache, which one unmeasured run fills first; each is given as the minimum
@@ -14,14 +15,26 @@ and the median of `--runs` runs:
   (spec kip320 3/2/2/2, the defaults) with its tables going to a pipe; and TLC's time on the
   same case divided by it.
 
-Prints JSON on stdout and a table on stderr, and records the figures under "startup" in
-benchmarks/results/latest.json, from which `python -m benchmarks --readme` writes them into
-docs/performance.md.
+With `--cold`, every run starts on an empty kernel cache, as on a new machine:
+
+- first state, cold: for each model of `COLD_MODELS`, from starting a short `check` (its first
+  levels) to the first generated state, its kernel compiled first; and the compile alone, as
+  the run recorded it (`checker.kernel.compile_seconds`);
+- the README's main job: its first command line, run from a fresh clone of HEAD in a fresh
+  virtual environment (install included).
+
+The medians of the compiles are written to checker/kernel/compile_seconds.json, from which the
+compile notice says how long a compile will take.
+
+Prints JSON on stdout and a table on stderr, and records the figures under "startup" (or
+"startup_cold") in benchmarks/results/latest.json, from which `python -m benchmarks --readme`
+writes them into docs/performance.md.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -36,7 +49,7 @@ from rich.table import Table
 
 from checker.atomic_file import write_atomically
 
-from .common import RESULTS, RESULTS_FILE, ROOT, machine
+from .common import COMPILE_FIGURES, RESULTS, RESULTS_FILE, ROOT, machine
 
 CHECK = ("check", "--engine", "local", "--no-symmetry", "--invariant", "leader-in-isr-or-none")
 """The small run: spec kip320 3/2/2/2 (the defaults), every state, one invariant."""
@@ -47,9 +60,19 @@ TARGETS = {"help": 0.15, "first_state": 0.3, "end_to_end": 1.0}
 """The issue's targets, in seconds."""
 
 
-def replcheck(*args: str) -> subprocess.CompletedProcess:
-    """Run `replcheck ARGS` in a fresh process from the repository root; its output is captured."""
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, check=True)
+COLD_MODELS = {"spec": (), "fetch": (), "kraft": ()}
+"""The models whose cold start is measured, each with the default bounds."""
+COLD_TARGETS = {"first_state": 15.0, "readme_main_job": 60.0}
+"""The issue's targets for a cold start, in seconds."""
+
+
+def replcheck(*args: str, env: dict | None = None, codes=(0,)) -> subprocess.CompletedProcess:
+    """Run `replcheck ARGS` in a fresh process from the repository root; its output is captured.
+    An exit code outside `codes` is an error."""
+    run = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, env=env)
+    if run.returncode not in codes:
+        raise RuntimeError(f"replcheck {' '.join(args)} exited {run.returncode}: {run.stderr.strip()}")
+    return run
 
 
 def wall(*args: str) -> float:
@@ -69,6 +92,89 @@ def first_state(scratch: Path) -> tuple[float, float]:
     levels = [json.loads(line) for line in progress.read_text().splitlines()]
     assert levels[0]["depth"] == 0
     return levels[0]["time"] - started, levels[-1]["seconds"]
+
+
+def cold_first_state(model: str, scratch: Path) -> tuple[float, float]:
+    """(seconds from starting a short `check` of `model` on an empty kernel cache to its first
+    generated state, seconds its compile took as the run recorded it)."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
+    progress = scratch / f"{model}-progress.jsonl"
+    progress.unlink(missing_ok=True)
+    started = time.time()
+    replcheck("check", "--engine", "local", "--model", model, *COLD_MODELS[model], "--max-depth", "2",
+              "--progress", str(progress), env={**os.environ, "REPLCHECK_CACHE_DIR": str(cache)},
+              codes=(0, 1))  # 1: an invariant is violated within the levels searched
+    first = json.loads(progress.read_text().splitlines()[0])
+    compiled = json.loads((cache / "compile-seconds.json").read_text())
+    return first["time"] - started, sum(compiled.values())
+
+
+def readme_main_job(scratch: Path) -> tuple[float, str]:
+    """(seconds, the command) the README's main job takes from a fresh clone of HEAD in a fresh
+    virtual environment on an empty kernel cache, install included."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Install and run the main job"))
+    command = next(line.strip() for line in lines[at + 1:] if line.startswith("    "))
+    clone, venv = scratch / "clone", scratch / "venv"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
+           "REPLCHECK_CACHE_DIR": str(scratch / "readme-cache")}
+    started = time.perf_counter()
+    subprocess.run(["bash", "-c", command], cwd=clone, env=env, check=True, capture_output=True)
+    return time.perf_counter() - started, command
+
+
+def measure_cold(runs: int) -> dict:
+    """The cold figures (module docstring), `runs` fresh caches each; the median compiles are
+    written to checker/kernel/compile_seconds.json."""
+    first, compiles = {m: [] for m in COLD_MODELS}, {m: [] for m in COLD_MODELS}
+    with tempfile.TemporaryDirectory(prefix="replcheck-cold-") as scratch:
+        for model in COLD_MODELS:
+            for _ in range(runs):
+                seconds, compiled = cold_first_state(model, Path(scratch))
+                first[model].append(seconds)
+                compiles[model].append(compiled)
+        job, command = readme_main_job(Path(scratch))
+    from checker.commands.common import model_and_properties
+
+    kernels = {model: model_and_properties(model, None, [], {})[0].kernel.module for model in COLD_MODELS}
+    estimates = {kernels[m]: round(statistics.median(compiles[m]), 1) for m in COLD_MODELS}
+    from checker.kernel.compile_seconds import MEASURED
+
+    write_atomically(MEASURED, json.dumps(estimates, indent=1, sort_keys=True) + "\n", COMPILE_FIGURES)
+    return {"runs": runs, "first_state": {m: spread(v) for m, v in first.items()},
+            "compile": {m: spread(v) for m, v in compiles.items()},
+            "readme_main_job": {"seconds": round(job, 1), "command": command},
+            "targets": COLD_TARGETS, "machine": machine(), "date": time.strftime("%Y-%m-%d")}
+
+
+def cold_table(figures: dict) -> Table:
+    """The cold figures as a rich table."""
+    out = Table(title=f"replcheck cold start ({figures['runs']} empty caches each)", title_justify="left")
+    for column in ("", "first state min (s)", "median (s)", "of it compiling (median s)", "target (s)"):
+        out.add_column(column, justify="left" if not column else "right")
+    for model, first in figures["first_state"].items():
+        out.add_row(model, f"{first['min']:.1f}", f"{first['median']:.1f}",
+                    f"{figures['compile'][model]['median']:.1f}", f"{figures['targets']['first_state']:.0f}")
+    out.add_row("README main job (fresh clone, install included)", "", f"{figures['readme_main_job']['seconds']:.1f}",
+                "", f"{figures['targets']['readme_main_job']:.0f}")
+    return out
+
+
+def cold_markdown(figures: dict) -> str:
+    """The cold figures as docs/performance.md shows them."""
+    rows = [f"| {model} | {first['min']:.1f} | {first['median']:.1f} | {figures['compile'][model]['median']:.1f} "
+            f"| {figures['targets']['first_state']:.0f} |" for model, first in figures["first_state"].items()]
+    rows.append(f"| README main job, fresh clone and virtual environment, install included | | "
+                f"{figures['readme_main_job']['seconds']:.1f} | | {figures['targets']['readme_main_job']:.0f} |")
+    text = (f"Cold start, measured by `python -m benchmarks.startup --cold` ({figures['date']}, {figures['machine']}, "
+            f"{figures['runs']} empty kernel caches each): from starting `replcheck check --engine local --model "
+            f"MODEL --max-depth 2` (default bounds) to its first generated state, of which compiling the model's "
+            f"kernel; and the README's main job (`{figures['readme_main_job']['command']}`) from a fresh clone.")
+    return "\n".join([*textwrap.wrap(text, 100, break_on_hyphens=False), "",
+                      "| model | first state min (s) | median (s) | compiling, median (s) | target (s) |",
+                      "|---|---:|---:|---:|---:|", *rows]) + "\n"
 
 
 def spread(samples: list[float]) -> dict:
@@ -127,15 +233,16 @@ def markdown(figures: dict) -> str:
 
 
 @click.command()
-@click.option("--runs", type=click.IntRange(1, 1000), default=10, show_default=True, help="runs of each measurement")
-def main(runs):
+@click.option("--runs", type=click.IntRange(1, 1000), default=None, help="runs of each measurement [10; 3 cold]")
+@click.option("--cold", is_flag=True, help="start every run on an empty kernel cache, as on a new machine")
+def main(runs, cold):
     """Measure replcheck's start-up and record it with the suite's results."""
-    figures = measure(runs)
+    figures = measure_cold(runs or 3) if cold else measure(runs or 10)
     document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
-    document["startup"] = figures
+    document["startup_cold" if cold else "startup"] = figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(RESULTS, json.dumps(document, indent=2) + "\n", RESULTS_FILE)
-    Console(stderr=True, width=120).print(table(figures))
+    Console(stderr=True, width=120).print(cold_table(figures) if cold else table(figures))
     print(json.dumps(figures, indent=2))
 
 

@@ -221,6 +221,10 @@ def markdown(document: dict) -> str:
         from .startup import markdown as startup_markdown
 
         lines += ["", startup_markdown(document["startup"]).rstrip("\n")]
+    if "startup_cold" in document:
+        from .startup import cold_markdown
+
+        lines += ["", cold_markdown(document["startup_cold"]).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 

@@ -20,7 +20,7 @@ from .kernel import jit  # noqa: F401 (numba's cache directory is chosen there, 
 from numba.core.event import Listener, install_listener  # noqa: I001
 
 _stderr: list[Console] = []
-_subject: list[str] = []
+_subject: list[tuple[str, str | None]] = []
 _notices: list[_Notice] = []
 
 
@@ -34,11 +34,12 @@ def stderr_console() -> Console:
 
 
 @contextmanager
-def compiling(subject: str):
+def compiling(subject: str, estimate: str | None = None):
     """Name what compiles inside the block in the notice ("the fetch model's kernel"; by
-    default it is "replcheck's kernels"), and keep its spinner line, once up, until the block
-    ends: its clock then times the whole step."""
-    _subject.append(subject)
+    default it is "replcheck's kernels"), with how long it is expected to take where known
+    ("about 70 s on 2 cores", `checker.kernel.compile_seconds`), and keep its spinner line,
+    once up, until the block ends: its clock then times the whole step."""
+    _subject.append((subject, estimate))
     try:
         yield
     finally:
@@ -47,10 +48,10 @@ def compiling(subject: str):
             notice.stop()
 
 
-def notice_line(subject: str) -> str:
-    """The line that announces a compile."""
-    return (f"compiling {subject} for this machine: once per machine and replcheck version; later runs load the "
-            "compiled code from the cache in a fraction of a second")
+def notice_line(subject: str, estimate: str | None = None) -> str:
+    """The line that announces a compile (`estimate`: how long it should take, where known)."""
+    return (f"compiling {subject} for this machine{', ' + estimate if estimate else ''}: once per machine and "
+            "replcheck version; later runs load the compiled code from the cache in a fraction of a second")
 
 
 def waiting_line(subject: str) -> str:
@@ -83,7 +84,8 @@ class _Notice(Listener):
         """A compile starts: say so."""
         self.depth += 1
         function = event.data["dispatcher"].py_func
-        self.show(_subject[-1] if _subject else "replcheck's kernels", f"{function.__module__}.{function.__qualname__}")
+        self.show(*(_subject[-1] if _subject else ("replcheck's kernels", None)),
+                  f"{function.__module__}.{function.__qualname__}")
 
     def on_end(self, event) -> None:
         """A compile ends: the spinner line goes once the outermost one has (outside a
@@ -92,13 +94,13 @@ class _Notice(Listener):
         if self.depth == 0 and not _subject:
             self.stop()
 
-    def show(self, subject: str, function: str) -> None:
+    def show(self, subject: str, estimate: str | None, function: str) -> None:
         """Announce `subject` (once), and on a terminal show `function` on the spinner line
         (numba's own helpers, compiled along with a kernel, leave the line as it is)."""
         console = stderr_console()
         if subject not in self.told:
             self.told.add(subject)
-            console.print(notice_line(subject), highlight=False, soft_wrap=not console.is_terminal)
+            console.print(notice_line(subject, estimate), highlight=False, soft_wrap=not console.is_terminal)
         if not console.is_terminal:
             return
         if self.progress is None:

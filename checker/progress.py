@@ -38,15 +38,19 @@ def prepare_kernels(models, walks: bool = False) -> None:
         if kernel is None or kernel.module in seen:
             continue
         seen.add(kernel.module)
-        from .kernel.warm import SEARCH, WALK, compile_once, is_compiled, load
+        from .kernel.compile_seconds import estimate, record, saying
+        from .kernel.warm import SEARCH, WALK, compile_once, is_compiled, load, part
 
         entry, state = WALK if walks else SEARCH, model.initial_states()[0]
         if not is_compiled(kernel, entry):
             subject = f"the {model.name} model's kernel" + (" for random walks" if walks else "") + (
                 " with guard counting" if kernel.count_guards else "")
-            with compiling(subject):
+            expected = estimate(part(kernel, entry), kernel.module)
+            with compiling(subject, saying(*expected) if expected else None):
+                started = time.perf_counter()
                 if compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
                         waiting_line(subject), highlight=False, soft_wrap=True)):
+                    record(part(kernel, entry), time.perf_counter() - started)
                     continue
         with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
             load(kernel, state, entry)

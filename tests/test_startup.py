@@ -16,6 +16,7 @@ import pytest
 from numba import njit
 
 from checker.compile_notice import compile_notices, compiling, notice_line, waiting_line
+from checker.kernel.compile_seconds import MEASURED, estimate, record, saying
 from checker.progress import prepare_kernels
 from conftest import run_cli
 from model.registry import build_model
@@ -118,6 +119,22 @@ def test_a_compile_is_announced_once_on_one_line(capsys):
     assert "once per machine and replcheck version" in notice_line("x")
 
 
+def test_a_compile_estimate_comes_from_this_machine_before_the_shipped_figures(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(tmp_path))
+    module = "model.fetch.kernel"
+    shipped = json.loads(MEASURED.read_text())[module]
+    assert estimate("replcheck_search_model_fetch_kernel.walk", module) == (shipped, "2 cores")
+    record("replcheck_search_model_fetch_kernel.walk", 12.34)
+    assert estimate("replcheck_search_model_fetch_kernel.walk", module) == (12.3, "this machine")
+    assert estimate("replcheck_search_model_fetch_kernel.expand", module) == (shipped, "2 cores")
+    assert estimate("replcheck_search_other.expand", "model.other.kernel") is None
+    (tmp_path / "compile-seconds.json").write_text("{not json")  # a damaged record is no record
+    assert estimate("replcheck_search_model_fetch_kernel.walk", module) == (shipped, "2 cores")
+    assert saying(70.4, "2 cores") == "about 70 s on 2 cores" and saying(150, "this machine") == "about 2 min here"
+    assert notice_line("the fetch model's kernel", "about 70 s on 2 cores").startswith(
+        "compiling the fetch model's kernel for this machine, about 70 s on 2 cores: once per machine")
+
+
 def test_no_notice_without_a_compile(capsys):
     @njit
     def tripled(x):
@@ -151,7 +168,11 @@ def test_sweep_announces_a_cold_compile_and_a_warm_run_says_nothing(tmp_path):
     compiled = [(err, code) for (out, err), code in outputs if "data saved to" in out]
     waited = [(err, code) for (out, err), code in outputs if "data saved to" not in out]
     assert len(compiled) == 1, "both runs compiled and saved the kernel"
-    assert compiled[0] == (notice_line(subject) + "\n", 0)
+    shipped = json.loads(MEASURED.read_text())["model.spec.kernel"]  # this cache has no record of its own yet
+    assert compiled[0] == (notice_line(subject, saying(shipped, "2 cores")) + "\n", 0)
+    recorded = json.loads((tmp_path / "compile-seconds.json").read_text())
+    assert list(recorded) == ["replcheck_search_model_spec_kernel.expand"] and recorded[
+        "replcheck_search_model_spec_kernel.expand"] > 0
     assert waited == [(waiting_line(subject) + "\n", 0)]
     warm = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert (warm.returncode, warm.stderr) == (0, "")
