@@ -36,12 +36,22 @@ def started(*args: str, **popen) -> subprocess.Popen:
     """`python -m cli ARGS` in a new process (text pipes for stdout and stderr unless `popen`
     says otherwise), with SIGINT and SIGTERM blocked until cli.py unblocks them (module
     docstring). The mask is set in this thread only while the process is created."""
-    popen = {"cwd": ROOT, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **popen}
+    popen = {"cwd": ROOT, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True,
+             "preexec_fn": _as_from_a_shell, **popen}
     before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
         return subprocess.Popen([sys.executable, "-m", "cli", *args], **popen)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _as_from_a_shell() -> None:
+    """In the new process before it runs Python: Ctrl-C and SIGTERM do what they do for a
+    command typed at a shell. A process inherits an ignored signal, and Python and cli.py keep
+    it ignored (as every Unix program does, so `nohup` and background jobs work); a test
+    worker's own disposition, whatever set it, must not decide whether the run hears a Ctrl-C."""
+    for signum in HELD:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def wait_for(sign: Callable[[], bool], proc: subprocess.Popen, what: str) -> None:

@@ -23,7 +23,7 @@ from checker.checkpoint.snapshot import MANIFEST, sealed
 from checker.local import explore
 from checker.symmetry_choice import choose_symmetry
 from conftest import run_cli
-from interrupting import PATIENCE, wait_for
+from interrupting import PATIENCE, started, wait_for
 from invariants.registry import select
 from model.registry import build_model
 from test_spark_engine import _java_or_skip, same_results, sc  # noqa: F401 (sc is a fixture)
@@ -145,9 +145,7 @@ def test_a_run_killed_at_a_random_moment_resumes_to_the_uninterrupted_result(tmp
 
 def test_ctrl_c_saves_a_final_checkpoint_and_says_how_to_resume(tmp_path, uninterrupted):
     directory = tmp_path / "checkpoint"
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "check", *RUN, "--engine", "local", "--checkpoint-dir",
-                             str(directory), "--checkpoint-every", "3600"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = started("check", *RUN, "--engine", "local", "--checkpoint-dir", str(directory), "--checkpoint-every", "3600")
     # level 9 is journalled while level 8 is expanded, after the search took level 8 as its checkpoint
     wait_for((directory / "levels" / f"{9:08d}").exists, proc, "level 9 in the journal")
     proc.send_signal(signal.SIGINT)
