@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import side_compile
 from .expansion import expand_all
 from .fingerprint import fingerprint
 from ..coverage import Coverage
@@ -82,14 +83,15 @@ def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
     pauses in later ones."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     if entry == SEARCH:
-        load(kernel, initial_state, SEARCH)
         symmetric = permutations(kernel.replicas, True)
-        expand_all(kernel, row, fps, invariants, steps, symmetric)
-        Reducer(kernel, symmetric).representative(row[0])
-        visited = VisitedSet(1, 1)
-        visited.admit(fps)
-        visited.contains_all(fps)
-        _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
+        with side_compile.helper(kernel, row, invariants, steps):
+            expand_all(kernel, row, fps, invariants, steps, symmetric)  # the loop first, the rest beside it
+            load(kernel, initial_state, SEARCH)
+            Reducer(kernel, symmetric).representative(row[0])
+            visited = VisitedSet(1, 1)
+            visited.admit(fps)
+            visited.contains_all(fps)
+            _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
     else:
         _walk(kernel, row, invariants, steps)
     for code, after in kernel.successor_rows(row[0])[:1]:
