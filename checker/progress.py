@@ -45,12 +45,13 @@ def prepare_kernels(models, walks: bool = False) -> None:
         if not is_compiled(kernel, entry):
             subject = f"the {model.name} model's kernel" + (" for random walks" if walks else "") + (
                 " with guard counting" if kernel.count_guards else "")
-            expected = estimate(part(kernel, entry), kernel.module)
+            name = part(kernel, entry)
+            expected = estimate(name, kernel.module)
             with compiling(subject, saying(*expected) if expected else None):
                 started = time.perf_counter()
                 if compile_once(kernel, state, entry, on_wait=lambda: stderr_console().print(
                         waiting_line(subject), highlight=False, soft_wrap=True)):
-                    record(part(kernel, entry), time.perf_counter() - started)
+                    record(name, time.perf_counter() - started)
                     continue
         with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
             load(kernel, state, entry)
