@@ -49,7 +49,6 @@ def _compile_rest(module: str, layout, row: np.ndarray, invariants: int, steps: 
     from .fingerprint import fingerprint
     from .instantiate import search_module
     from .symmetry import permutations
-    from .visited_set import VisitedSet, _rehash
 
     search = search_module(module)
     fps = np.array([fingerprint(row[0])], np.int64)
@@ -57,6 +56,14 @@ def _compile_rest(module: str, layout, row: np.ndarray, invariants: int, steps: 
     width = row.shape[1]
     search.canonical(row[0], layout, permutations(replicas, True), np.zeros(width, np.int8), np.zeros(width, np.int8))
     search.broken_steps(row[0], 0, row[0].copy(), layout, steps)
+    visited_set_calls(fps)
+
+
+def visited_set_calls(fps: np.ndarray) -> None:
+    """Call what the search calls on its visited set of fingerprints (lookups, admissions, a
+    table's growth), so that each is compiled, or loaded from the cache."""
+    from .visited_set import VisitedSet, _rehash
+
     visited = VisitedSet(1, 1)
     visited.admit(fps)
     visited.contains_all(fps)

@@ -15,7 +15,7 @@ from ..coverage import Coverage
 from .jit import CACHE_DIR
 from .symmetry import permutations
 from .traces import Reducer
-from .visited_set import VisitedSet, _rehash
+from .visited_set import VisitedSet
 from .walk_weights import uniform_weights
 
 SEARCH, WALK = "expand", "walk"
@@ -88,10 +88,7 @@ def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
             expand_all(kernel, row, fps, invariants, steps, symmetric)  # the loop first, the rest beside it
             load(kernel, initial_state, SEARCH)
             Reducer(kernel, symmetric).representative(row[0])
-            visited = VisitedSet(1, 1)
-            visited.admit(fps)
-            visited.contains_all(fps)
-            _rehash(visited.tables[0], np.zeros(2 * len(visited.tables[0]), np.int64))
+            side_compile.visited_set_calls(fps)
     else:
         _walk(kernel, row, invariants, steps)
     for code, after in kernel.successor_rows(row[0])[:1]:
