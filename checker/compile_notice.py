@@ -54,6 +54,24 @@ def notice_line(subject: str, estimate: str | None = None) -> str:
             "replcheck version; later runs load the compiled code from the cache in a fraction of a second")
 
 
+def background_line(subject: str, estimate: str | None = None) -> str:
+    """The line that announces a compile in a second process while the run starts uncompiled
+    (`checker.background_compile`)."""
+    return (f"compiling {subject} for this machine in a second process{', ' + estimate if estimate else ''} (once "
+            "per machine and replcheck version); meanwhile the run goes on uncompiled, about a hundred times slower")
+
+
+def compiled_line(subject: str, seconds: float) -> str:
+    """The line that says the compile in the second process is done and the run goes on compiled."""
+    return f"compiled {subject} in {seconds:.0f} s; the run goes on compiled"
+
+
+def detached_line(subject: str, pid: int) -> str:
+    """The line of a run that ended before the compile in the second process did."""
+    return (f"the run ended before {subject} finished compiling: the compile goes on in the background (process "
+            f"{pid}), so that later runs load it")
+
+
 def waiting_line(subject: str) -> str:
     """The line of a run that waits for another process compiling the same kernel."""
     return (f"waiting for another replcheck process that is compiling {subject} for this machine (once per machine "

@@ -15,7 +15,7 @@ from checker.checkpoint.identity import CheckpointError
 from checker.jobs.engines import engine_session
 from checker.interrupts import Terminated
 from checker.spark.java import EngineUnavailable
-from checker.progress import level_progress, prepare_kernels
+from checker.progress import kernels_ready, level_progress
 from .errors import Interrupted, UserError, interruption_json
 
 
@@ -40,10 +40,11 @@ def search(engine: str, master: str | None, partitions: int | None, work_dir: st
             on_level(stats, frontier)
         return on_level_recorded
 
+    here = engine == "local" or (master is None and partitions is None and saver is None and memory_budget is None)
     try:
-        prepare_kernels(models)
-        with engine_session(engine, master=master, partitions=partitions, work_dir=work_dir,
-                            memory_budget=memory_budget) as explore, \
+        with kernels_ready(models, here=here), \
+                engine_session(engine, master=master, partitions=partitions, work_dir=work_dir,
+                               memory_budget=memory_budget) as explore, \
                 level_progress(f"{label} ({engine})", progress_file,
                                saver.resumed.levels if saver is not None and saver.resumed else ()) as on_level:
             yield partial(explore, symmetry=symmetry, saver=saver), recorded(on_level)

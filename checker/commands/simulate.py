@@ -13,7 +13,7 @@ import click
 from checker.ci import junit as junit_xml
 from checker.jobs.engines import simulation_session
 from checker.spark.java import EngineUnavailable
-from checker.progress import prepare_kernels, walk_progress
+from checker.progress import kernels_ready, walk_progress
 from checker.simulation.shorten import shorten
 from checker.coverage_report import walk_coverage_tables
 from checker.simulation.report import (milestones_table, properties_table as simulated_properties, simulation_json,
@@ -39,9 +39,9 @@ def simulate(model_name, variant, rules, invariant_names, walks, seconds, max_de
     options = {"seed": seed, "max_depth": max_depth, "swarm": swarm, "weights": weights,
                "steer": steered_toward(steer, properties)}
     try:
-        prepare_kernels([model], walks=True)
         label = f"simulating {model.name} {model.variant or ''} ({engine})".replace("  ", " ")
-        with simulation_session(engine, master=master, partitions=partitions) as simulate_on, \
+        with kernels_ready([model], walks=True, here=engine == "local"), \
+                simulation_session(engine, master=master, partitions=partitions) as simulate_on, \
                 walk_progress(label) as on_batch:
             started = time.monotonic()
             tally = simulate_on(model, properties, walks=walks, seconds=seconds, on_batch=on_batch, **options)

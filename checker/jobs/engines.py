@@ -57,6 +57,8 @@ def engine_session(engine: str, *, master: str | None = None, partitions: int | 
                 small = _in_process(model, invariants, on_level, options)
                 if small is not None:
                     return small
+            from ..background_compile import finish
+            finish()  # Spark's tasks load the compiled kernel
             return explore_spark(context(), model, invariants, partitions=partitions, work_dir=work_dir,
                                  memory_budget=memory_budget, saver=saver, on_level=on_level, **options)
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..coverage import empty_counts
+from ..interpreted import chunk, safe_point, wide
 from .guards import REACHED, empty_tally
 from .visited_set import VisitedSet
 
@@ -52,21 +53,22 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     of the new states, sizes the output (it grows as needed)."""
     search, lay = kernel.search, kernel.layout
     # One compiled signature only: arrays unpickled by Spark are read-only, which numba types apart.
-    front = np.require(front, np.int8, ["C", "W"])
+    row_type = wide(np.int8)  # int64 while the kernels run as plain Python (`checker.interpreted`)
+    front = np.require(front, row_type, ["C", "W"])
     front_fps = np.require(front_fps, np.int64, ["C", "W"])
     width, room = kernel.width, kernel.max_successors
-    buf, acts = np.zeros((room, width), np.int8), np.zeros(room, np.int64)
-    rank, scratch = np.zeros(room, np.int64), np.zeros(width, np.int8)
+    buf, acts = np.zeros((room, width), row_type), np.zeros(room, np.int64)
+    rank, scratch = np.zeros(room, np.int64), np.zeros(width, row_type)
     batched = room * search.BATCH
-    batch = np.zeros((batched, width), np.int8)
+    batch = np.zeros((batched, width), row_type)
     batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
     if visited is None:
         visited = VisitedSet(2 * len(front) + batched, batched)
     order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
     capacity = max(4096, int(1.1 * (2 * len(front) if expected is None else expected)) + batched)
-    out = np.zeros((capacity, width), np.int8)
+    out = np.zeros((capacity, width), row_type)
     fps = np.zeros(capacity, np.int64)
-    parent, code, viol = np.zeros(capacity, np.int32), np.zeros(capacity, np.uint16), np.zeros(capacity, np.int32)
+    parent, code, viol = (np.zeros(capacity, wide(t)) for t in (np.int32, np.uint16, np.int32))
     properties = len(kernel.step_property_names)
     step_fp, step_code = np.full(properties, BIG, np.int64), np.full(properties, BIG, np.int64)
     step_parent = np.full(properties, -1, np.int64)
@@ -75,11 +77,17 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
-            front, front_fps, order[:position + CHUNK], position, lay, perms, invariant_mask, step_mask,
+            front, front_fps, order[:position + chunk(CHUNK)], position, lay, perms, invariant_mask, step_mask,
             visited.shards, buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, enabled, step_fp, step_code,
             step_parent)
         generated += g
+        safe_point()
+        if wide(np.int8) != row_type:  # the kernels were compiled meanwhile: hand them their own types
+            row_type = wide(np.int8)
+            front, buf, scratch, batch, out = (a.astype(row_type) for a in (front, buf, scratch, batch, out))
+            parent, code, viol = (a.astype(wide(t)) for a, t in ((parent, np.int32), (code, np.uint16),
+                                                                  (viol, np.int32)))
         if position >= len(order):
             break
         if n + batched > out.shape[0]:
@@ -90,7 +98,8 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
         tally = sampled_guards(kernel, front, front_fps, tally)
     # copies, not views: a view would keep the whole output buffer (sized for the expected new
     # states, and never less than 4,096 rows) alive as long as the new states are kept
-    return Expansion(out[:n].copy(), fps[:n].copy(), parent[:n].copy(), code[:n].copy(), viol[:n].copy(), generated,
+    return Expansion(out[:n].astype(np.int8), fps[:n].copy(), parent[:n].astype(np.int32), code[:n].astype(np.uint16),
+                     viol[:n].astype(np.int32), generated,
                      fired, enabled, tally, step_fp, step_code, step_parent, visited)
 
 

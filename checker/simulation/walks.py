@@ -29,6 +29,7 @@ import numpy as np
 from ..fingerprint import fingerprint
 from ..coverage import ANY_ACTOR, Coverage
 from ..kernel.fingerprint import fingerprint as row_fingerprint
+from ..interpreted import safe_point
 from ..invariant import StepProperty
 from ..kernel.prng import draw, mix, walk_seed
 from ..kernel.walk_weights import ACTORS, walk_weights
@@ -289,6 +290,7 @@ def run_walks(walk: Callable, numbers, deadline: float | None, tally: Tally,
     batch_end = time.monotonic() + BATCH_SECONDS
     for number in numbers:
         depth, violated, actions, fps = walk(number)
+        safe_point()
         tally.record(number, depth, violated, actions, fps)
         now = time.monotonic()
         for name in violated:

@@ -1,0 +1,172 @@
+"""A machine's first run: the kernels compile in a second process while the search starts here.
+
+Compiling a model's kernel takes from ten seconds (`spec`) to a minute (`fetch`) on two cores,
+once per machine and replcheck version. A run that searches in this process (the local engine,
+or the Spark engine's in-process start) does not wait for it: `compiling_beside` starts the
+compile in a separate process and runs the kernels meanwhile as plain Python
+(`checker.interpreted`: the same rules, a hundred times slower). At each safe point (`poll`,
+between chunks of a level and between walks) the search looks whether the compile is done;
+when it is, the compiled kernels are loaded and the search goes on compiled, from where it was,
+with the same states and the same results. A small run is often over before the compile: the
+compile then goes on by itself, detached, so that the next run finds the kernel compiled; a
+run stopped by Ctrl-C or SIGTERM stops it too (the next run compiles again what is left).
+
+`python -m checker.background_compile` is the compiling process: it reads the jobs (pickled
+models and entry points) on stdin.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from .compile_notice import (background_line, compiled_line, compiling, detached_line, stderr_console,
+                             waiting_line)
+from .interpreted import interpreted, on_safe_point
+from .interrupts import interruptions_deferred
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Compile:
+    """The compiling process and the interpreted stretch of the search that waits on it."""
+
+    def __init__(self, jobs: list, subject: str, payload: bytes):
+        self.jobs, self.subject = jobs, subject
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen([sys.executable, "-m", "checker.background_compile"], cwd=ROOT,
+                                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        self.process.stdin.write(payload)
+        self.process.stdin.close()
+        self.interpreting = interpreted()
+        self.interpreting.__enter__()
+
+    def poll(self, wait: bool = False) -> None:
+        """If the compile is over (or, with `wait`, once it is), go on compiled."""
+        if self.interpreting is None or (self.process.poll() is None and not wait):
+            return
+        self.process.wait()
+        self._leave_interpreted()
+        seconds = time.perf_counter() - self.started
+        from .kernel.warm import SEARCH, WALK, is_compiled
+
+        if all(is_compiled(model.kernel, WALK if walks else SEARCH) for model, walks in self.jobs):
+            stderr_console().print(compiled_line(self.subject, seconds), highlight=False, soft_wrap=True)
+        _load(self.jobs)  # compiles here whatever the other process left undone
+
+    def _leave_interpreted(self) -> None:
+        interpreting, self.interpreting = self.interpreting, None
+        interpreting.__exit__(None, None, None)
+
+    def end(self, interrupted: bool) -> None:
+        """The run is over: leave the compile to finish by itself, or stop it if the run was
+        interrupted."""
+        if self.interpreting is not None:
+            self._leave_interpreted()
+        if self.process.poll() is not None:
+            return
+        if interrupted:
+            self.process.terminate()
+            self.process.wait()
+        else:
+            stderr_console().print(detached_line(self.subject, self.process.pid), highlight=False, soft_wrap=True)
+
+
+_current: list[_Compile] = []
+
+
+@contextmanager
+def compiling_beside(jobs: list):
+    """Run the block with the kernels of `jobs` ((model, walks) pairs: a model whose kernel is
+    not compiled on this machine, and whether the run walks rather than searches) compiling in
+    another process and running interpreted here until they are (module docstring)."""
+    from .kernel.compile_seconds import estimate, saying
+    from .kernel.warm import SEARCH, WALK, part
+
+    models = [model for model, _ in jobs]
+    try:
+        from pyspark import cloudpickle  # models hold lambdas, which plain pickle refuses
+
+        payload = cloudpickle.dumps(jobs)
+    except Exception:  # a model from a plugin that cannot be pickled: compile here, first
+        payload = None
+    subject = _subject(models, any(walks for _, walks in jobs), any(m.kernel.count_guards for m in models))
+    expected = [estimate(part(m.kernel, WALK if w else SEARCH), m.kernel.module) for m, w in jobs]
+    seconds = sum(e[0] for e in expected if e) if all(expected) else None
+    for model in models:
+        model.kernel.search  # imported before the kernels are stood in for, so they are too
+    try:
+        compile_ = None if payload is None else _Compile(jobs, subject, payload)
+    except OSError:  # no process to be had: compile here, first
+        compile_ = None
+    if compile_ is None:
+        _load(jobs)
+        yield
+        return
+    stderr_console().print(background_line(subject, saying(seconds, expected[0][1]) if seconds else None),
+                           highlight=False, soft_wrap=True)
+    _current.append(compile_)
+    on_safe_point(poll)
+    interrupted = True
+    try:
+        yield
+        interrupted = False
+    finally:
+        _current.remove(compile_)
+        compile_.end(interrupted)
+
+
+def _subject(models, walks: bool, guards: bool) -> str:
+    names = list(dict.fromkeys(model.name for model in models))
+    subject = f"the {names[0]} model's kernel" if len(names) == 1 else f"the {', '.join(names)} models' kernels"
+    return subject + (" for random walks" if walks else "") + (" with guard counting" if guards else "")
+
+
+def poll() -> None:
+    """A safe point of the search (between chunks of work): go on compiled if the compile is done."""
+    for compile_ in _current:
+        compile_.poll()
+
+
+def finish() -> None:
+    """Wait for the compile, then go on compiled: for work that leaves this process (Spark
+    tasks load the compiled kernels from the cache)."""
+    for compile_ in _current:
+        compile_.poll(wait=True)
+
+
+def _load(jobs: list) -> None:
+    from .kernel.warm import SEARCH, WALK, compile_once, load
+
+    for model, walks in jobs:
+        entry, state = WALK if walks else SEARCH, model.initial_states()[0]
+        with compiling(f"the {model.name} model's kernel"):
+            compile_once(model.kernel, state, entry, on_wait=lambda: stderr_console().print(
+                waiting_line(f"the {model.name} model's kernel"), highlight=False, soft_wrap=True))
+        with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
+            load(model.kernel, state, entry)
+
+
+def _compile_jobs() -> None:
+    """The compiling process (module docstring): every job's kernel part, each timed for the
+    notices' estimates (`checker.kernel.compile_seconds`)."""
+    jobs = pickle.loads(sys.stdin.buffer.read())
+    from .kernel.compile_seconds import record
+    from .kernel.warm import SEARCH, WALK, compile_once, part
+
+    helper = (os.cpu_count() or 1) > 2  # on two cores the search being run holds the other one
+    for model, walks in jobs:
+        entry = WALK if walks else SEARCH
+        started = time.perf_counter()
+        if compile_once(model.kernel, model.initial_states()[0], entry, helper=helper):
+            record(part(model.kernel, entry), time.perf_counter() - started)
+
+
+if __name__ == "__main__":
+    _compile_jobs()
