@@ -18,8 +18,10 @@ and the median of `--runs` runs:
 With `--cold`, every run starts on an empty kernel cache, as on a new machine:
 
 - first state, cold: for each model of `COLD_MODELS`, from starting a short `check` (its first
-  levels) to the first generated state, its kernel compiled first; and the compile alone, as
-  the run recorded it (`checker.kernel.compile_seconds`);
+  levels) to the first generated state, which the run searches on the uncompiled kernel while it
+  compiles in a second process (`checker.background_compile`); and that compile, as the
+  compiling process recorded it (`checker.kernel.compile_seconds`), waited for before the next
+  run;
 - the README's main job: its first command line, run from a fresh clone of HEAD in a fresh
   virtual environment (install included).
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -96,17 +99,34 @@ def first_state(scratch: Path) -> tuple[float, float]:
 
 def cold_first_state(model: str, scratch: Path) -> tuple[float, float]:
     """(seconds from starting a short `check` of `model` on an empty kernel cache to its first
-    generated state, seconds its compile took as the run recorded it)."""
+    generated state, seconds its compile took as the compiling process recorded it). The run
+    searches at once on the uncompiled kernel and is over before the compile, which goes on in
+    the background: it is waited for, so that it does not slow the next measurement."""
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
     progress = scratch / f"{model}-progress.jsonl"
     progress.unlink(missing_ok=True)
     started = time.time()
-    replcheck("check", "--engine", "local", "--model", model, *COLD_MODELS[model], "--max-depth", "2",
-              "--progress", str(progress), env={**os.environ, "REPLCHECK_CACHE_DIR": str(cache)},
-              codes=(0, 1))  # 1: an invariant is violated within the levels searched
+    run = replcheck("check", "--engine", "local", "--model", model, *COLD_MODELS[model], "--max-depth", "2",
+                    "--progress", str(progress), env={**os.environ, "REPLCHECK_CACHE_DIR": str(cache)},
+                    codes=(0, 1))  # 1: an invariant is violated within the levels searched
     first = json.loads(progress.read_text().splitlines()[0])
+    compiling = re.search(r"\(process (\d+)\)", run.stderr)
+    if compiling:
+        wait_for_exit(int(compiling.group(1)))
     compiled = json.loads((cache / "compile-seconds.json").read_text())
     return first["time"] - started, sum(compiled.values())
+
+
+def wait_for_exit(pid: int) -> None:
+    """Wait for process `pid`, not a child of this one, to end (a zombie has ended)."""
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        if state == "Z":
+            return
+        time.sleep(0.2)
 
 
 def readme_main_job(scratch: Path) -> tuple[float, str]:
@@ -152,7 +172,7 @@ def measure_cold(runs: int) -> dict:
 def cold_table(figures: dict) -> Table:
     """The cold figures as a rich table."""
     out = Table(title=f"replcheck cold start ({figures['runs']} empty caches each)", title_justify="left")
-    for column in ("", "first state min (s)", "median (s)", "of it compiling (median s)", "target (s)"):
+    for column in ("", "first state min (s)", "median (s)", "compile beside it (median s)", "target (s)"):
         out.add_column(column, justify="left" if not column else "right")
     for model, first in figures["first_state"].items():
         out.add_row(model, f"{first['min']:.1f}", f"{first['median']:.1f}",
@@ -170,10 +190,11 @@ def cold_markdown(figures: dict) -> str:
                 f"{figures['readme_main_job']['seconds']:.1f} | | {figures['targets']['readme_main_job']:.0f} |")
     text = (f"Cold start, measured by `python -m benchmarks.startup --cold` ({figures['date']}, {figures['machine']}, "
             f"{figures['runs']} empty kernel caches each): from starting `replcheck check --engine local --model "
-            f"MODEL --max-depth 2` (default bounds) to its first generated state, of which compiling the model's "
-            f"kernel; and the README's main job (`{figures['readme_main_job']['command']}`) from a fresh clone.")
+            f"MODEL --max-depth 2` (default bounds) to its first generated state, found on the uncompiled kernel "
+            f"while the model's kernel compiles in a second process, and how long that compile took; and the "
+            f"README's main job (`{figures['readme_main_job']['command']}`) from a fresh clone.")
     return "\n".join([*textwrap.wrap(text, 100, break_on_hyphens=False), "",
-                      "| model | first state min (s) | median (s) | compiling, median (s) | target (s) |",
+                      "| model | first state min (s) | median (s) | compile beside it, median (s) | target (s) |",
                       "|---|---:|---:|---:|---:|", *rows]) + "\n"
 
 

@@ -31,6 +31,8 @@ from .interpreted import interpreted, on_safe_point
 from .interrupts import interruptions_deferred
 
 ROOT = Path(__file__).resolve().parent.parent
+SPARE_CORES = 3
+"""Cores from which the uncompiled search runs flat out beside the compile and its helper."""
 
 
 class _Compile:
@@ -38,7 +40,7 @@ class _Compile:
 
     def __init__(self, jobs: list, subject: str, payload: bytes):
         self.jobs, self.subject = jobs, subject
-        self.started = time.perf_counter()
+        self.started = self.polled = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "checker.background_compile"], cwd=ROOT,
                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
@@ -48,8 +50,17 @@ class _Compile:
         self.interpreting.__enter__()
 
     def poll(self, wait: bool = False) -> None:
-        """If the compile is over (or, with `wait`, once it is), go on compiled."""
-        if self.interpreting is None or (self.process.poll() is None and not wait):
+        """If the compile is over (or, with `wait`, once it is), go on compiled. Else, on a
+        machine with fewer than `SPARE_CORES` cores, pause as long as the work since the last
+        poll took: the uncompiled search then takes half a core, and the compile (with its
+        helper, `checker.kernel.side_compile`) the rest, which is where the run's time goes."""
+        if self.interpreting is None:
+            return
+        if self.process.poll() is None and not wait:
+            if (os.cpu_count() or 1) < SPARE_CORES:
+                now = time.perf_counter()
+                time.sleep(min(now - self.polled, 1.0))
+            self.polled = time.perf_counter()
             return
         self.process.wait()
         self._leave_interpreted()
@@ -160,11 +171,10 @@ def _compile_jobs() -> None:
     from .kernel.compile_seconds import record
     from .kernel.warm import SEARCH, WALK, compile_once, part
 
-    helper = (os.cpu_count() or 1) > 2  # on two cores the search being run holds the other one
     for model, walks in jobs:
         entry = WALK if walks else SEARCH
         started = time.perf_counter()
-        if compile_once(model.kernel, model.initial_states()[0], entry, helper=helper):
+        if compile_once(model.kernel, model.initial_states()[0], entry):
             record(part(model.kernel, entry), time.perf_counter() - started)
 
 

@@ -3,7 +3,7 @@ and loading from the cache only what a run calls."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -42,16 +42,16 @@ def is_compiled(kernel, entry: str = SEARCH) -> bool:
     return _marker(kernel, entry).exists()
 
 
-def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None, helper: bool = True) -> bool:
+def compile_once(kernel, initial_state, entry: str = SEARCH, on_wait=lambda: None) -> bool:
     """Compile the part of the kernel a run through `entry` calls (`compile_all`) unless another
     process on this machine is compiling it: then call `on_wait` and wait for that one, which
     leaves it compiled for this process to `load`. Whether this process compiled. Two runs
     started together on a fresh machine (a user's two terminals, test workers) so compile once,
-    not side by side. `helper`: as for `compile_all`."""
+    not side by side."""
     with _machine_wide_lock(Path(CACHE_DIR) / f"{kernel.module}.lock", on_wait):
         if is_compiled(kernel, entry):
             return False
-        compile_all(kernel, initial_state, entry, helper)
+        compile_all(kernel, initial_state, entry)
         return True
 
 
@@ -74,18 +74,17 @@ def _machine_wide_lock(path: Path, on_wait):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def compile_all(kernel, initial_state, entry: str = SEARCH, helper: bool = True) -> None:
+def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
     """Compile (or load from the cache) everything a run through `entry` calls on `kernel`, from
     `initial_state`, and mark that part compiled (`part`). SEARCH: a search's start and one
     expansion with and without symmetry (with `count_guards`, a count of a sample's guards
     too), the visited set's lookups and growth. WALK: one step of a random walk. Both: the
     replays that rebuild a trace. Compiling is then one step of this machine's first run, not
-    pauses in later ones. With `helper`, a second process compiles part of it alongside
-    (`side_compile`)."""
+    pauses in later ones."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     if entry == SEARCH:
         symmetric = permutations(kernel.replicas, True)
-        with side_compile.helper(kernel, row, invariants, steps) if helper else nullcontext():
+        with side_compile.helper(kernel, row, invariants, steps):
             expand_all(kernel, row, fps, invariants, steps, symmetric)  # the loop first, the rest beside it
             load(kernel, initial_state, SEARCH)
             Reducer(kernel, symmetric).representative(row[0])
