@@ -25,10 +25,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .compile_notice import (background_line, compiled_line, compiling, detached_line, stderr_console,
-                             waiting_line)
+from .compile_notice import background_line, compiled_line, detached_line, stderr_console
 from .interpreted import interpreted, on_safe_point
-from .interrupts import interruptions_deferred
 
 ROOT = Path(__file__).resolve().parent.parent
 SPARE_CORES = 3
@@ -153,15 +151,12 @@ def finish() -> None:
 
 
 def _load(jobs: list) -> None:
-    from .kernel.warm import SEARCH, WALK, compile_once, load
+    """Load the compiled kernels (compiling here, with the usual notice, what the other process
+    left undone)."""
+    from .progress import prepare_kernels
 
     for model, walks in jobs:
-        entry, state = WALK if walks else SEARCH, model.initial_states()[0]
-        with compiling(f"the {model.name} model's kernel"):
-            compile_once(model.kernel, state, entry, on_wait=lambda: stderr_console().print(
-                waiting_line(f"the {model.name} model's kernel"), highlight=False, soft_wrap=True))
-        with interruptions_deferred():  # loading swallows a Ctrl-C raised inside llvmlite's callbacks
-            load(model.kernel, state, entry)
+        prepare_kernels([model], walks)
 
 
 def _compile_jobs() -> None:
