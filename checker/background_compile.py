@@ -17,7 +17,6 @@ models and entry points) on stdin.
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -29,8 +28,6 @@ from .compile_notice import background_line, compiled_line, detached_line, stder
 from .interpreted import interpreted, on_safe_point
 
 ROOT = Path(__file__).resolve().parent.parent
-SPARE_CORES = 3
-"""Cores from which the uncompiled search runs flat out beside the compile and its helper."""
 
 
 class _Compile:
@@ -38,7 +35,7 @@ class _Compile:
 
     def __init__(self, jobs: list, subject: str, payload: bytes):
         self.jobs, self.subject = jobs, subject
-        self.started = self.polled = time.perf_counter()
+        self.started = time.perf_counter()
         self.process = subprocess.Popen([sys.executable, "-m", "checker.background_compile"], cwd=ROOT,
                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
@@ -48,17 +45,8 @@ class _Compile:
         self.interpreting.__enter__()
 
     def poll(self, wait: bool = False) -> None:
-        """If the compile is over (or, with `wait`, once it is), go on compiled. Else, on a
-        machine with fewer than `SPARE_CORES` cores, pause as long as the work since the last
-        poll took: the uncompiled search then takes half a core, and the compile (with its
-        helper, `checker.kernel.side_compile`) the rest, which is where the run's time goes."""
-        if self.interpreting is None:
-            return
-        if self.process.poll() is None and not wait:
-            if (os.cpu_count() or 1) < SPARE_CORES:
-                now = time.perf_counter()
-                time.sleep(min(now - self.polled, 1.0))
-            self.polled = time.perf_counter()
+        """If the compile is over (or, with `wait`, once it is), go on compiled."""
+        if self.interpreting is None or (self.process.poll() is None and not wait):
             return
         self.process.wait()
         self._leave_interpreted()

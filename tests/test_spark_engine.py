@@ -334,11 +334,18 @@ def test_a_small_search_stays_in_the_driver_and_a_big_one_goes_to_spark(sc, monk
     model = build_model("spec", "kip101", replicas=2)
     invariants = select("spec", ["strong-isr"])
     local = explore(model, invariants, stop_at_first=False)
+    small_levels, big_levels = [], []
     with engines.engine_session("spark") as explore_on_spark:
-        small = explore_on_spark(model, invariants, stop_at_first=False)
+        small = explore_on_spark(model, invariants, stop_at_first=False,
+                                 on_level=lambda stats, frontier: small_levels.append(stats.depth))
         assert started == []
         monkeypatch.setattr(engines, "SMALL", local.distinct_states // 2)
-        big = explore_on_spark(model, invariants, stop_at_first=False)
+        big = explore_on_spark(model, invariants, stop_at_first=False,
+                               on_level=lambda stats, frontier: big_levels.append(stats.depth))
+    every_depth = list(range(len(local.levels)))
+    assert small_levels == every_depth
+    restart = big_levels.index(0, 1)  # the in-process levels as they came, then Spark's from depth 0
+    assert big_levels[:restart] == list(range(restart)) and big_levels[restart:] == every_depth
     assert small.engine_options == {"ran": engines.IN_PROCESS} and small.engine == "spark"
     assert started == ["local[*]"] and big.engine_options["master"] == sc.master
     same_results(small, local)

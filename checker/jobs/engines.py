@@ -5,7 +5,8 @@ the plain Python search over readable states.
 
 On the default embedded master (no `--master`, no `--partitions`) and without a checkpoint, the
 Spark engine first searches in the driver process, and starts Spark only if that search grows
-past `SMALL` distinct states: a small search is over before a JVM could start (the README's
+past `SMALL` distinct states (its levels are reported as they come, so Spark's search reports
+its levels from depth 0 again): a small search is over before a JVM could start (the README's
 main job, four searches of at most 123,311 states, takes 1.3 s in-process against 5.6 s on
 `local[2]`). Such a result says so in its engine options. Past `SMALL` the in-process search is
 dropped (about a second of work) and Spark searches from the initial states.
@@ -98,21 +99,21 @@ class _TooBig(Exception):
 
 
 def _in_process(model, invariants, on_level, options):
-    """The search run in this process if it ends within SMALL distinct states (its levels then
-    reported to `on_level`, in order), else None."""
-    levels = []
+    """The search run in this process if it ends within SMALL distinct states, else None. Its
+    levels go to `on_level` as they come (the first of them within a second on a machine whose
+    kernel is still compiling, `checker.background_compile`); one that outgrows SMALL is followed
+    by Spark's search, whose levels start again from depth 0, as the next search of a `compare`
+    does."""
 
     def watch(stats, frontier):
         if stats.distinct_total > SMALL:
             raise _TooBig
-        levels.append((stats, frontier))
+        if on_level:
+            on_level(stats, frontier)
 
     try:
         result = explore(model, invariants, on_level=watch, **options)
     except _TooBig:
         return None
-    for stats, frontier in levels:
-        if on_level:
-            on_level(stats, frontier)
     result.engine, result.engine_options = "spark", {"ran": IN_PROCESS}
     return result
