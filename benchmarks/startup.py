@@ -117,16 +117,19 @@ def cold_first_state(model: str, scratch: Path) -> tuple[float, float]:
     return first["time"] - started, sum(compiled.values())
 
 
-def wait_for_exit(pid: int) -> None:
-    """Wait for process `pid`, not a child of this one, to end (a zombie has ended)."""
-    while True:
+def wait_for_exit(pid: int, timeout: float | None = None) -> bool:
+    """Wait for process `pid`, not a child of this one, to end (a zombie has ended), for at most
+    `timeout` seconds (None: as long as it takes); whether it ended."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while deadline is None or time.monotonic() < deadline:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (FileNotFoundError, ProcessLookupError):
-            return
+            return True
         if state == "Z":
-            return
+            return True
         time.sleep(0.2)
+    return False
 
 
 def readme_main_job(scratch: Path) -> tuple[float, str]:

@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ from numba import njit
 
 from checker.compile_notice import background_line, compile_notices, compiling, notice_line
 from checker.kernel.compile_seconds import MEASURED, estimate, record, saying
+from benchmarks.startup import wait_for_exit
 from checker.progress import prepare_kernels
 from conftest import run_cli
 from model.registry import build_model
@@ -169,7 +169,8 @@ def test_a_cold_sweep_starts_at_once_compiles_once_beside_it_and_a_warm_run_says
         assert code == 0 and lines[0] == background_line(subject, saying(shipped, "2 cores")), err
         assert len(lines) == 2 and (lines[1].startswith(f"compiled {subject} in ") or
                                     lines[1].startswith(f"the run ended before {subject} finished compiling")), err
-        _wait_for_exit(int(re.search(r"\(process (\d+)\)", lines[1]).group(1)) if "process" in lines[1] else None)
+        detached = re.search(r"\(process (\d+)\)", lines[1])
+        assert detached is None or wait_for_exit(int(detached.group(1)), timeout=600), "the compile never ended"
     marker = next(tmp_path.glob("kernels-*/compiled/replcheck_search_model_spec_kernel.expand"), None)
     assert marker is not None, "the compile in the background did not leave the kernel compiled"
     recorded = json.loads((tmp_path / "compile-seconds.json").read_text())
@@ -178,21 +179,6 @@ def test_a_cold_sweep_starts_at_once_compiles_once_beside_it_and_a_warm_run_says
     warm = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert (warm.returncode, warm.stderr) == (0, "")
     assert all(_answers(out) == _answers(warm.stdout) for out, _, _ in outputs)
-
-
-def _wait_for_exit(pid: int | None) -> None:
-    """Wait (up to 10 minutes) for the detached compiling process `pid` (None: none) to end; a
-    zombie has ended."""
-    deadline = time.monotonic() + 600
-    while pid is not None and time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return
-        if state == "Z":
-            return
-        time.sleep(0.2)
-    assert pid is None, f"the compiling process {pid} is still running"
 
 
 def _answers(out: str) -> list:
