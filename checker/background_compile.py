@@ -84,7 +84,9 @@ def _own_process_group() -> dict:
     """Popen's options for a process the terminal's Ctrl-C does not reach (a process group of its
     own), yet in this session, where Linux's per-session CPU shares (autogroups) would otherwise
     give the compile no more CPU than this run's search, whatever their priorities."""
-    return {"preexec_fn": os.setpgrp} if os.name == "posix" else {}
+    if os.name != "posix":
+        return {}
+    return {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
 
 
 LOWER = 10
@@ -152,6 +154,26 @@ def compiling_beside(jobs: list):
     finally:
         _current.remove(compile_)
         compile_.end(interrupted)
+
+
+@contextmanager
+def kernels_ready(models, walks: bool = False, here: bool = False):
+    """Run the block with the models' kernels ready (`prepare_kernels`). With `here` (the run's
+    work starts in this process: the local engine, the Spark engine's in-process start), a
+    kernel not yet compiled on this machine compiles in a second process while the block starts
+    at once on the uncompiled kernel, and goes on compiled when it is ready (module docstring)."""
+    from .kernel.warm import SEARCH, WALK, is_compiled
+    from .progress import prepare_kernels
+
+    entry = WALK if walks else SEARCH
+    with_kernel = list({m.kernel.module: m for m in models if getattr(m, "kernel", None) is not None}.values())
+    cold = [m for m in with_kernel if not is_compiled(m.kernel, entry)] if here else []
+    prepare_kernels([m for m in with_kernel if m not in cold], walks)
+    if not cold:
+        yield
+        return
+    with compiling_beside([(model, walks) for model in cold]):
+        yield
 
 
 def _subject(models, walks: bool, guards: bool) -> str:

@@ -57,28 +57,6 @@ def prepare_kernels(models, walks: bool = False) -> None:
             load(kernel, state, entry)
 
 
-@contextmanager
-def kernels_ready(models, walks: bool = False, here: bool = False):
-    """Run the block with the models' kernels ready (`prepare_kernels`). With `here` (the run's
-    work starts in this process: the local engine, the Spark engine's in-process start), a
-    kernel not yet compiled on this machine compiles in a second process while the block starts
-    at once on the uncompiled kernel, and goes on compiled when it is ready
-    (`checker.background_compile`)."""
-    from .kernel.warm import SEARCH, WALK, is_compiled
-
-    entry = WALK if walks else SEARCH
-    with_kernel = list({m.kernel.module: m for m in models if getattr(m, "kernel", None) is not None}.values())
-    cold = [m for m in with_kernel if not is_compiled(m.kernel, entry)] if here else []
-    prepare_kernels([m for m in with_kernel if m not in cold], walks)
-    if not cold:
-        yield
-        return
-    from .background_compile import compiling_beside
-
-    with compiling_beside([(model, walks) for model in cold]):
-        yield
-
-
 def level_record(stats: LevelStats, frontier: int, rss: int, ahead) -> dict:
     """One level as the progress file writes it (`ahead`: its Forecast, or None)."""
     return {"event": "level", "depth": stats.depth, "distinct_states": stats.distinct_total, "frontier": frontier,

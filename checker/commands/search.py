@@ -15,7 +15,8 @@ from checker.checkpoint.identity import CheckpointError
 from checker.jobs.engines import engine_session
 from checker.interrupts import Terminated
 from checker.spark.java import EngineUnavailable
-from checker.progress import kernels_ready, level_progress
+from checker.background_compile import kernels_ready
+from checker.progress import level_progress
 from .errors import Interrupted, UserError, interruption_json
 
 

@@ -13,7 +13,8 @@ import click
 from checker.ci import junit as junit_xml
 from checker.jobs.engines import simulation_session
 from checker.spark.java import EngineUnavailable
-from checker.progress import kernels_ready, walk_progress
+from checker.background_compile import kernels_ready
+from checker.progress import walk_progress
 from checker.simulation.shorten import shorten
 from checker.coverage_report import walk_coverage_tables
 from checker.simulation.report import (milestones_table, properties_table as simulated_properties, simulation_json,
