@@ -170,7 +170,11 @@ def chunk(compiled: int) -> int:
 
 def safe_point() -> None:
     """Called by the engines between calls into the kernels, where nothing compiled is on the
-    stack: the place to switch from plain Python to compiled code (`checker.background_compile`)."""
+    stack: the place to switch from plain Python to compiled code (`checker.background_compile`),
+    and to run as plain Python the kernels of modules imported meanwhile (a model's modules
+    loaded late)."""
+    for swap in _active:
+        swap.cover_new_modules()
     for hook in _safe_point_hooks:
         hook()
 
@@ -179,10 +183,3 @@ def on_safe_point(hook) -> None:
     """Call `hook` at every `safe_point` from now on."""
     if hook not in _safe_point_hooks:
         _safe_point_hooks.append(hook)
-
-
-def cover_new_modules() -> None:
-    """Within `interpreted()`, also run as plain Python the kernels of modules imported since it
-    began (a model's modules loaded late)."""
-    for swap in _active:
-        swap.cover_new_modules()
