@@ -80,6 +80,7 @@ class _Compile:
 
 _current: list[_Compile] = []
 
+
 def _own_process_group() -> dict:
     """Popen's options for a process the terminal's Ctrl-C does not reach (a process group of its
     own), yet in this session, where Linux's per-session CPU shares (autogroups) would otherwise
