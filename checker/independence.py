@@ -1,0 +1,155 @@
+"""Which steps commute: the footprints a model declares, and the tables a reduced search reads.
+
+A model that supports `--reduce` declares, for every action an instance can take, its
+footprint (`Footprint`): the named cells of the state its enabling condition reads (`guard`),
+every cell it reads, and every cell it writes. A cell is a tuple naming a piece of state, such
+as ("log", 2) for broker 2's log or ("controller",) for the controller's record. It also
+declares, per property, the action kinds that may change whether it holds.
+
+From the footprints follow the three relations a stubborn-set reduction needs (Valmari's strong
+stubborn sets, as in docs/reduction.md):
+
+- dependence: two actions are dependent when one writes a cell the other reads or writes.
+  Independent actions, both enabled, stay enabled whichever goes first and reach the same state
+  in either order;
+- necessary enablers: an action that is disabled can only become enabled by an action that
+  writes one of its guard cells, except a guard cell that is a budget for it (`budgets`: a
+  counter such as the crashes left, which its writers only use up, so writing it never enables
+  the action); or, where the model names them (`enabled_by`), by one of those steps;
+- visibility: an action is visible to a property when its kind is among those the model
+  declares may change whether the property holds (`changed_by`); the others never do.
+
+A footprint can also be `EVERYTHING`: dependent on every action, visible to every property and
+enabled by anything, which is always sound and reduces nothing (a model declares it for the
+actions it has not described more finely). Every action code the kernel emits and the footprints
+do not list counts as `EVERYTHING` too.
+
+The declarations are checked against the kernel (tests/test_footprints.py): on the reachable
+states of small bound sets, every pair declared independent is explored in both orders, every
+step that enables a disabled action is checked to be among its declared enablers, and every
+step that changes a property's truth is checked to be visible to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .kernel.steps import action_code
+
+Cell = tuple
+"""A named piece of state: (name, index...)."""
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What one action reads and writes (module docstring). `reads` includes `guard` and
+    `budgets`; `budgets` are guard cells whose writers never enable the action."""
+
+    guard: frozenset = frozenset()
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
+    budgets: frozenset = frozenset()
+    everything: bool = False
+    enabled_by: frozenset | None = None
+    """The steps ((kind, arguments...) keys) that may enable the action, where the model names
+    them: fewer than the writers of its guard cells, since most writes make a guard false."""
+
+
+EVERYTHING = Footprint(everything=True)
+"""The footprint of an action not described more finely: dependent on all, visible to all."""
+
+
+def footprint(guard: Iterable[Cell] = (), reads: Iterable[Cell] = (), writes: Iterable[Cell] = (),
+              budgets: Iterable[Cell] = (), enabled_by: Iterable[tuple] | None = None) -> Footprint:
+    """A footprint whose enabling condition reads `guard` and `budgets`, whose effect also reads
+    `reads`, which writes `writes` and, where given, is enabled only by the steps `enabled_by`."""
+    guard, budgets = frozenset(guard), frozenset(budgets)
+    return Footprint(guard, guard | budgets | frozenset(reads), frozenset(writes), budgets,
+                     enabled_by=None if enabled_by is None else frozenset(_code(k) for k in enabled_by))
+
+
+class Independence:
+    """The relations between the actions of one model instance, from their declared footprints
+    (`declared`: (kind, a, b, c) -> Footprint) and the action kinds that may change each
+    property (`changed_by`: property name -> kind indices, or None: any step may).
+
+    `codes` lists the declared actions' codes in ascending order; an action's index is its place
+    there (`index_of`). `dependent(i)` lists the actions dependent on action i, `enablers(i)` its
+    necessary enablers, both as index arrays; `visible(names)` marks the actions visible to any
+    of those properties."""
+
+    def __init__(self, declared: Mapping[tuple, Footprint], changed_by: Mapping[str, frozenset | None]):
+        by_code = {_code(fields): fp for fields, fp in declared.items()}
+        self.codes = np.array(sorted(by_code), np.int64)
+        self.footprints = [by_code[int(code)] for code in self.codes]
+        self.kinds = np.array([fields[0] for fields in sorted(declared, key=_code)], np.int64)
+        self.changed_by = dict(changed_by)
+        cells = sorted({c for fp in self.footprints for c in fp.reads | fp.writes}, key=repr)
+        column = {c: j for j, c in enumerate(cells)}
+        n, m = len(self.codes), len(cells)
+        reads, writes, enabling = (np.zeros((n, m), bool) for _ in range(3))
+        every = np.array([fp.everything for fp in self.footprints], bool)
+        for i, fp in enumerate(self.footprints):
+            reads[i, [column[c] for c in fp.reads]] = True
+            writes[i, [column[c] for c in fp.writes]] = True
+            enabling[i, [column[c] for c in fp.guard - fp.budgets]] = True
+        r, w, g = (a.astype(np.int32) for a in (reads, writes, enabling))
+        dep = ((w @ (r + w).T) > 0) | ((r @ w.T) > 0)
+        dep |= every[:, None] | every[None, :]
+        np.fill_diagonal(dep, False)
+        nes = (g @ w.T) > 0  # nes[i, j]: j may enable i
+        for i, fp in enumerate(self.footprints):
+            if fp.enabled_by is not None:
+                nes[i] = np.isin(self.codes, list(fp.enabled_by))
+        nes |= every[:, None] | every[None, :]
+        np.fill_diagonal(nes, False)
+        self._dependent, self._enablers = dep, nes
+        self._every = every
+
+    def index_of(self, code: int) -> int:
+        """The index of the action with this code, or -1 when it was not declared."""
+        i = int(np.searchsorted(self.codes, code))
+        return i if i < len(self.codes) and self.codes[i] == code else -1
+
+    def dependent(self, i: int) -> np.ndarray:
+        """The actions dependent on action i: the ones that write what it reads or writes, or
+        read what it writes."""
+        return np.flatnonzero(self._dependent[i])
+
+    def enablers(self, i: int) -> np.ndarray:
+        """The actions that may enable action i: the writers of its guard cells, budgets aside."""
+        return np.flatnonzero(self._enablers[i])
+
+    def visible(self, names: Iterable[str]) -> np.ndarray:
+        """Per action, whether it is visible to any of the properties `names`: its kind may
+        change whether one of them holds (every action, for a property not declared)."""
+        seen = self._every.copy()
+        for name in names:
+            kinds = self.changed_by.get(name)
+            if kinds is None:
+                return np.ones(len(self.codes), bool)
+            seen |= np.isin(self.kinds, list(kinds))
+        return seen
+
+    def tables(self, names: Iterable[str]) -> tuple[np.ndarray, ...]:
+        """The relations as flat arrays for compiled code: the declared codes, the dependents as
+        (start offsets, indices), the enablers likewise, and visibility to `names`."""
+        dep_start, dep = _csr(self._dependent)
+        nes_start, nes = _csr(self._enablers)
+        return self.codes, dep_start, dep, nes_start, nes, self.visible(names)
+
+
+def _code(fields: tuple) -> int:
+    """The action code of (kind, arguments...), missing arguments being 0."""
+    return action_code.py_func(*fields, *(0,) * (4 - len(fields)))
+
+
+def _csr(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A boolean matrix's rows as (start offsets, column indices)."""
+    counts = matrix.sum(axis=1)
+    start = np.zeros(len(matrix) + 1, np.int64)
+    np.cumsum(counts, out=start[1:])
+    return start, np.nonzero(matrix)[1].astype(np.int64)

@@ -1,0 +1,100 @@
+"""The footprints a model declares for `--reduce` (`checker.independence`) against its kernel.
+
+On every reachable state of small bound sets: every step the kernel takes is declared; two
+steps declared independent, both enabled, reach the same state in either order and neither
+disables the other; a step that enables a disabled one is among that one's declared enablers;
+and a step that changes whether a property holds is visible to it. These are exactly the facts
+a stubborn-set reduction rests on, so a footprint that claims too little fails here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from checker.independence import Independence
+from invariants.fetch import STATE_INVARIANTS
+from model.fetch.bounds import PARAMS, FetchConfig
+from model.fetch.footprints import changed_by, step_footprints
+from model.fetch.model import FetchModel
+
+
+def fetch_model(variant: str, **bounds) -> FetchModel:
+    """A `fetch` instance with ghost variables, at the default bounds but for `bounds`."""
+    values = {p.name.replace("-", "_"): p.default for p in PARAMS}
+    values.update(bounds)
+    return FetchModel(variant, FetchConfig(**values), True)
+
+
+def reachable(kernel, row):
+    """Every reachable packed row (as bytes) -> {action code: successor bytes}."""
+    graph, todo = {}, [row]
+    while todo:
+        row = todo.pop()
+        key = row.tobytes()
+        if key in graph:
+            continue
+        graph[key] = {code: nxt.tobytes() for code, nxt in kernel.successor_rows(row)}
+        todo.extend(nxt for code, nxt in kernel.successor_rows(row) if nxt.tobytes() not in graph)
+    return graph
+
+
+def broken_claims(model, names, declare=step_footprints) -> list[str]:
+    """Every way the footprints `declare(layout)` misdescribe the kernel on this instance's
+    reachable states."""
+    kernel, lay = model.kernel, model.kernel.layout
+    relations = Independence(declare(lay), changed_by(lay, names))
+    index = {int(code): i for i, code in enumerate(relations.codes)}
+    visible = {name: relations.visible([name]) for name in names}
+    predicates = {inv.name: inv.kernel for inv in STATE_INVARIANTS if inv.name in names}
+    graph = reachable(kernel, kernel.encode(model.initial_states()[0]))
+    holds = {key: {name: bool(predicates[name](np.frombuffer(key, np.int8), lay)) for name in names} for key in graph}
+    label = lambda code: str(kernel.action_value(code))  # noqa: E731
+    wrong = set()
+    for key, steps in graph.items():
+        for a, after_a in steps.items():
+            if a not in index:
+                wrong.add(f"undeclared {label(a)}")
+                continue
+            i = index[a]
+            for b, after_b in steps.items():
+                if b != a and b in index and not relations._dependent[i, index[b]]:
+                    if graph[after_a].get(b) is None or graph[after_a].get(b) != graph[after_b].get(a):
+                        wrong.add(f"{label(a)} and {label(b)} declared independent")
+            for b in graph[after_a]:
+                if b not in steps and b in index and not relations._enablers[index[b], i]:
+                    wrong.add(f"{label(a)} enables {label(b)}, not among its enablers")
+            for name in names:
+                if holds[key][name] != holds[after_a][name] and not visible[name][i]:
+                    wrong.add(f"{label(a)} changes {name}, declared invisible")
+    return sorted(wrong)
+
+
+CASES = [("kip101", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1)),
+         ("kip320", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=2)),
+         ("kafka37", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1, max_epoch=3)),
+         ("kip966", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1, max_epoch=3)),
+         ("kip903", dict(replicas=2, max_crashes=2, log_size=1, max_records=1)),
+         ("hw", dict(replicas=2, max_crashes=1, log_size=1, max_records=2))]
+
+
+@pytest.mark.parametrize("variant, bounds", CASES, ids=[variant for variant, _ in CASES])
+def test_fetch_footprints_match_the_kernel(variant, bounds):
+    names = [inv.name for inv in STATE_INVARIANTS]
+    assert broken_claims(fetch_model(variant, **bounds), names) == []
+
+
+def test_a_footprint_claiming_too_little_is_caught():
+    """The check fails for real: a Flush declared to read and write nothing would commute with a
+    crash of its broker, which keeps only what was flushed."""
+    from checker.independence import footprint
+    from model.fetch.kinds import FLUSH
+
+    def lying(lay):
+        steps = step_footprints(lay)
+        for r in range(lay.replicas):
+            steps[FLUSH, r] = footprint()
+        return steps
+
+    wrong = broken_claims(fetch_model("kip320", replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1),
+                          ["committed-survives"], lying)
+    assert "('Flush', 0) and ('Crash', 0) declared independent" in wrong, wrong
