@@ -32,7 +32,7 @@ step that changes a property's truth is checked to be visible to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -69,6 +69,11 @@ def footprint(guard: Iterable[Cell] = (), reads: Iterable[Cell] = (), writes: It
     guard, budgets = frozenset(guard), frozenset(budgets)
     return Footprint(guard, guard | budgets | frozenset(reads), frozenset(writes), budgets,
                      enabled_by=None if enabled_by is None else frozenset(_code(k) for k in enabled_by))
+
+
+def enabled_only_by(fp: Footprint, keys: Iterable[tuple]) -> Footprint:
+    """`fp`, enabled only by the steps `keys` ((kind, arguments...))."""
+    return replace(fp, enabled_by=frozenset(_code(k) for k in keys))
 
 
 class Independence:

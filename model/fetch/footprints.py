@@ -23,7 +23,7 @@ are not described: `EVERYTHING` (no reduction while they can happen).
 
 from __future__ import annotations
 
-from checker.independence import EVERYTHING, Footprint, footprint
+from checker.independence import EVERYTHING, Footprint, enabled_only_by, footprint
 
 from .kinds import (ACTION_KINDS, BECOME_FOLLOWER, BECOME_LEADER, CHECKPOINT_HW, CLEAN_SHUTDOWN, CONTROLLED_SHUTDOWN,
                     CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, CRASH, FENCE_LIVE_BROKER, FLUSH,
@@ -67,6 +67,12 @@ def _going_down(n: int, r: int) -> tuple[list, list]:
     writes = [("alive", r), ("log", r), ("flushed", r), ("checkpoint", r), ("hw", r), ("role", r), ("isr", r),
               ("remote", r), ("inbox", r), *cells("fetch", range(n)), PRODUCER, CRASHES, CONTROLLER]
     return reads, writes
+
+
+CONTROLLER_STEPS = (CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER, CONTROLLED_SHUTDOWN)
+"""The controller's steps: whether one is enabled depends on brokers stopping, starting and
+registering and on the partition's record, never on the data plane (a FETCH sent, answered or
+applied, a write, a flush, an HW checkpoint), except an ISR change made while serving a FETCH."""
 
 
 def step_footprints(lay) -> dict[tuple, Footprint]:
@@ -127,7 +133,8 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
             steps[CLEAN_SHUTDOWN, r] = footprint(guard=[("alive", r)], budgets=[CRASHES], reads=down_reads,
                                                  writes=down_writes)
         steps[RESTART, r] = footprint(guard=[("alive", r)], reads=[("checkpoint", r), ("log", r)],
-                                      writes=[("alive", r), ("hw", r)], enabled_by=stops)
+                                      writes=[("alive", r), ("hw", r)],
+                                      enabled_by=[stop for stop in stops if stop[1] == r])
         if lay.max_disk_losses:
             steps[RESTART_EMPTY, r] = footprint(
                 guard=[("alive", r)], budgets=[DISKS],
@@ -159,6 +166,12 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
                            ("flushed", r)],
                     writes=[("log", r), ("flushed", r), ("hw", r), ("role", r), ("isr", r), ("fetch", r),
                             ("inbox", r)])
+    data_plane = {FOLLOWER_FETCH, FOLLOWER_APPLY_RESPONSE, PRODUCER_WRITE, FLUSH, CHECKPOINT_HW,
+                  *(() if in_fetch else (LEADER_SERVE_FETCH,))}
+    controller_enablers = [key for key in steps if key[0] not in data_plane]
+    for key, fp in steps.items():
+        if key[0] in CONTROLLER_STEPS:
+            steps[key] = enabled_only_by(fp, controller_enablers)
     if not isr_quorum:
         voters = [*everyone, NO_VOTER]
         steps.update({(WIN_ELECTION, c, a, b): EVERYTHING for c in everyone for a in voters for b in voters})
