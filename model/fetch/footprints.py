@@ -88,11 +88,15 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
     controller_reads, controller_writes = _controller(lay)
     in_fetch = expands_in_fetch.py_func(lay)
     isr_quorum = not majority_quorum.py_func(lay)
-    # the steps that deliver LeaderAndIsr requests (the controller's, an ISR change in a new epoch), and that stop a broker
-    deliverers = [(kind, r, x) for kind in (CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER,
-                                            CONTROLLED_SHUTDOWN) for r in everyone for x in after]
     bumps = shrink_bumps_leader_epoch.py_func(lay)
-    deliverers += [(LEADER_SHRINK_ISR, r, f) for r in everyone for f in everyone] if bumps else []
+
+    def deliverers(ldr):
+        """The steps that deliver a LeaderAndIsr naming `ldr` leader: the controller's steps whose
+        leader after is `ldr`, and under kip903 an ISR shrink by `ldr`, in a new epoch."""
+        return [*((kind, r, ldr) for kind in CONTROLLER_STEPS for r in everyone),
+                *((LEADER_SHRINK_ISR, ldr, f) for f in everyone if bumps)]
+
+    # the steps that stop a broker
     stops = [(kind, r) for kind in (CRASH, CLEAN_SHUTDOWN) for r in everyone]
     stops += [(CONTROLLED_SHUTDOWN, r, x) for r in everyone for x in after]
     for r in everyone:
@@ -155,15 +159,15 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
                                                              reads=down_reads, writes=[*controller_writes, *down_writes])
         for e in epochs:
             steps[BECOME_LEADER, r, e] = footprint(
-                guard=[("inbox", r)], enabled_by=deliverers, reads=[("alive", r), ("role", r), ("log", r), ("remote", r), ("hw", r)],
+                guard=[("inbox", r)], enabled_by=deliverers(r),
+                reads=[("alive", r), ("role", r), ("log", r), ("remote", r), ("hw", r)],
                 writes=[("log", r), ("remote", r), ("role", r), ("isr", r), ("fetch", r), ("inbox", r), ("hw", r)])
             for ldr in everyone:
                 steps[BECOME_FOLLOWER, r, ldr, e] = footprint(
                     guard=[("inbox", r), ("alive", ldr), ("role", ldr)],
-                    enabled_by=[*deliverers, *((BECOME_LEADER, ldr, k) for k in epochs), (RESTART, ldr),
+                    enabled_by=[*deliverers(ldr), *((BECOME_LEADER, ldr, k) for k in epochs), (RESTART, ldr),
                                 (RESTART_EMPTY, ldr)],
-                    reads=[("alive", r), ("role", r), ("log", r), ("log", ldr), ("hw", r), ("hw", ldr),
-                           ("flushed", r)],
+                    reads=[("alive", r), ("role", r), ("log", r), ("log", ldr), ("hw", r), ("flushed", r)],
                     writes=[("log", r), ("flushed", r), ("hw", r), ("role", r), ("isr", r), ("fetch", r),
                             ("inbox", r)])
     data_plane = {FOLLOWER_FETCH, FOLLOWER_APPLY_RESPONSE, PRODUCER_WRITE, FLUSH, CHECKPOINT_HW,
