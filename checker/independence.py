@@ -21,8 +21,7 @@ stubborn sets, as in docs/reduction.md):
 
 A footprint can also be `EVERYTHING`: dependent on every action, visible to every property and
 enabled by anything, which is always sound and reduces nothing (a model declares it for the
-actions it has not described more finely). Every action code the kernel emits and the footprints
-do not list counts as `EVERYTHING` too.
+actions it has not described more finely). Every step the kernel can take must be declared.
 
 The declarations are checked against the kernel (tests/test_footprints.py): on the reachable
 states of small bound sets, every pair declared independent is explored in both orders, every
@@ -54,8 +53,8 @@ class Footprint:
     budgets: frozenset = frozenset()
     everything: bool = False
     enabled_by: frozenset | None = None
-    """The steps ((kind, arguments...) keys) that may enable the action, where the model names
-    them: fewer than the writers of its guard cells, since most writes make a guard false."""
+    """The codes of the steps that may enable the action, where the model names them: fewer than
+    the writers of its guard cells, since most writes make a guard false."""
 
 
 EVERYTHING = Footprint(everything=True)
@@ -82,8 +81,8 @@ class Independence:
     property (`changed_by`: property name -> kind indices, or None: any step may).
 
     `codes` lists the declared actions' codes in ascending order; an action's index is its place
-    there (`index_of`). `dependent(i)` lists the actions dependent on action i, `enablers(i)` its
-    necessary enablers, both as index arrays; `visible(names)` marks the actions visible to any
+    there. `dependence[i, j]`: actions i and j are dependent; `enabling[i, j]`: action j may
+    enable action i (its necessary enablers); `visible(names)` marks the actions visible to any
     of those properties."""
 
     def __init__(self, declared: Mapping[tuple, Footprint], changed_by: Mapping[str, frozenset | None]):
@@ -111,22 +110,8 @@ class Independence:
                 nes[i] = np.isin(self.codes, list(fp.enabled_by))
         nes |= every[:, None] | every[None, :]
         np.fill_diagonal(nes, False)
-        self._dependent, self._enablers = dep, nes
+        self.dependence, self.enabling = dep, nes
         self._every = every
-
-    def index_of(self, code: int) -> int:
-        """The index of the action with this code, or -1 when it was not declared."""
-        i = int(np.searchsorted(self.codes, code))
-        return i if i < len(self.codes) and self.codes[i] == code else -1
-
-    def dependent(self, i: int) -> np.ndarray:
-        """The actions dependent on action i: the ones that write what it reads or writes, or
-        read what it writes."""
-        return np.flatnonzero(self._dependent[i])
-
-    def enablers(self, i: int) -> np.ndarray:
-        """The actions that may enable action i: the writers of its guard cells, budgets aside."""
-        return np.flatnonzero(self._enablers[i])
 
     def visible(self, names: Iterable[str]) -> np.ndarray:
         """Per action, whether it is visible to any of the properties `names`: its kind may
@@ -139,22 +124,7 @@ class Independence:
             seen |= np.isin(self.kinds, list(kinds))
         return seen
 
-    def tables(self, names: Iterable[str]) -> tuple[np.ndarray, ...]:
-        """The relations as flat arrays for compiled code: the declared codes, the dependents as
-        (start offsets, indices), the enablers likewise, and visibility to `names`."""
-        dep_start, dep = _csr(self._dependent)
-        nes_start, nes = _csr(self._enablers)
-        return self.codes, dep_start, dep, nes_start, nes, self.visible(names)
-
 
 def _code(fields: tuple) -> int:
     """The action code of (kind, arguments...), missing arguments being 0."""
     return action_code.py_func(*fields, *(0,) * (4 - len(fields)))
-
-
-def _csr(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A boolean matrix's rows as (start offsets, column indices)."""
-    counts = matrix.sum(axis=1)
-    start = np.zeros(len(matrix) + 1, np.int64)
-    np.cumsum(counts, out=start[1:])
-    return start, np.nonzero(matrix)[1].astype(np.int64)

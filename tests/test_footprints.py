@@ -57,11 +57,11 @@ def broken_claims(model, names, declare=step_footprints) -> list[str]:
                 continue
             i = index[a]
             for b, after_b in steps.items():
-                if b != a and b in index and not relations._dependent[i, index[b]]:
+                if b != a and b in index and not relations.dependence[i, index[b]]:
                     if graph[after_a].get(b) is None or graph[after_a].get(b) != graph[after_b].get(a):
                         wrong.add(f"{label(a)} and {label(b)} declared independent")
             for b in graph[after_a]:
-                if b not in steps and b in index and not relations._enablers[index[b], i]:
+                if b not in steps and b in index and not relations.enabling[index[b], i]:
                     wrong.add(f"{label(a)} enables {label(b)}, not among its enablers")
             for name in names:
                 if holds[key][name] != holds[after_a][name] and not visible[name][i]:
