@@ -33,8 +33,9 @@ def reachable(kernel, row):
         key = row.tobytes()
         if key in graph:
             continue
-        graph[key] = {code: nxt.tobytes() for code, nxt in kernel.successor_rows(row)}
-        todo.extend(nxt for code, nxt in kernel.successor_rows(row) if nxt.tobytes() not in graph)
+        steps = kernel.successor_rows(row)
+        graph[key] = {code: nxt.tobytes() for code, nxt in steps}
+        todo.extend(nxt for _, nxt in steps if nxt.tobytes() not in graph)
     return graph
 
 

@@ -1,13 +1,13 @@
 """What each `fetch` step reads and writes, for `--reduce` (see `checker.independence`).
 
 Cells, per broker r: ("alive", r); ("log", r), its records, LEO and epoch cache; ("flushed",
-r); ("checkpoint", r), its HW checkpoint; ("hw", r); ("role", r), its epoch and the leader
-it follows; ("isr", r), its ISR; ("remote", r), the remote LEOs it keeps of the
-others; ("fetch", r), its own FETCH in flight and the answer to it; ("inbox", r), its unhandled LeaderAndIsr requests. Shared: ("records",), the
-producer writes so far; ("crashes",); ("disks",) and ("fencings",), the disk losses and fencings
-so far; ("controller",), the controller's record with the ELR and the stops it has yet to learn
-of; ("producer",), the retrying producer's requests and answers; ("ghost",), what producers were
-promised and consumers saw.
+r); ("checkpoint", r), its HW checkpoint; ("hw", r); ("role", r), its epoch and the leader it
+follows; ("isr", r), its ISR; ("remote", r), the remote LEOs it keeps of the others; ("fetch",
+r), its own FETCH in flight and the answer to it; ("inbox", r), its unhandled LeaderAndIsr
+requests. Shared: ("records",), the producer writes so far; ("crashes",); ("disks",) and
+("fencings",), the disk losses and fencings so far; ("controller",), the controller's record
+with the ELR and the stops it has yet to learn of; ("producer",), the retrying producer's
+requests and answers; ("ghost",), what producers were promised and consumers saw.
 
 The ghost variables are brought up to date after every step (`ghost.update_ghost`) from the true
 leader's and the pending writes' leaders' alive flag, role, ISR, HW and log: a function of the
@@ -79,8 +79,9 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
     """Every step this instance can take, (kind, arguments...) -> its footprint. A guard lists
     cells that decide, in every reachable state, whether the step is enabled: fewer than the
     step tests where the rest follows from them (a broker that is down has an empty inbox and no
-    FETCH in flight, and follows nobody, though a FETCH sent to it before it went down waits; a LeaderAndIsr waiting is always of a newer epoch than
-    the broker's), so a disabled step is enabled only by a step writing one of them."""
+    FETCH in flight, and follows nobody, though a FETCH sent to it before it went down waits; a
+    LeaderAndIsr waiting is always of a newer epoch than the broker's), so a disabled step is
+    enabled only by a step writing one of them, or by its `enabled_by` steps where named."""
     n = lay.replicas
     everyone, epochs = range(n), range(lay.max_epoch + 1)
     after = [*everyone, NO_LEADER]
@@ -146,7 +147,8 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
         steps[CHECKPOINT_HW, r] = footprint(guard=[("alive", r), ("checkpoint", r), ("hw", r)],
                                             writes=[("checkpoint", r)])
         steps[FLUSH, r] = footprint(guard=[("flushed", r), ("log", r)], reads=[("alive", r)],
-                                    writes=[("flushed", r)], enabled_by=[(PRODUCER_WRITE, r), (FOLLOWER_APPLY_RESPONSE, r)])
+                                    writes=[("flushed", r)],
+                                    enabled_by=[(PRODUCER_WRITE, r), (FOLLOWER_APPLY_RESPONSE, r)])
         for x in after:
             if isr_quorum:
                 steps[CONTROLLER_NOTICE_FAILURE, r, x] = footprint(guard=controller_reads, writes=controller_writes)
@@ -156,7 +158,8 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
                                                            writes=[*controller_writes, FENCINGS])
             if lay.controlled_shutdown:
                 steps[CONTROLLED_SHUTDOWN, r, x] = footprint(guard=controller_reads, budgets=[CRASHES],
-                                                             reads=down_reads, writes=[*controller_writes, *down_writes])
+                                                             reads=down_reads,
+                                                             writes=[*controller_writes, *down_writes])
         for e in epochs:
             steps[BECOME_LEADER, r, e] = footprint(
                 guard=[("inbox", r)], enabled_by=deliverers(r),
