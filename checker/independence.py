@@ -13,9 +13,10 @@ stubborn sets, as in docs/reduction.md):
   Independent actions, both enabled, stay enabled whichever goes first and reach the same state
   in either order;
 - necessary enablers: an action that is disabled can only become enabled by an action that
-  writes one of its guard cells, except a guard cell that is a budget for it (`budgets`: a
-  counter such as the crashes left, which its writers only use up, so writing it never enables
-  the action); or, where the model names them (`enabled_by`), by one of those steps;
+  can make one of its false conditions true (`needs`: conditions such as "broker 2 is up", each
+  with the steps the model names as able to make it true); where none is false, by an action
+  that writes one of its guard cells, except a guard cell that is a budget for it (`budgets`: a
+  counter such as the crashes left, which its writers only use up);
 - visibility: an action is visible to a property when its kind is among those the model
   declares may change whether the property holds (`changed_by`); the others never do.
 
@@ -25,13 +26,14 @@ actions it has not described more finely). Every step the kernel can take must b
 
 The declarations are checked against the kernel (tests/test_footprints.py): on the reachable
 states of small bound sets, every pair declared independent is explored in both orders, every
-step that enables a disabled action is checked to be among its declared enablers, and every
-step that changes a property's truth is checked to be visible to it.
+condition is checked to hold where its steps are enabled and to become true only by its
+enablers, every step that enables a disabled action is checked to be among its declared
+enablers, and every step that changes a property's truth is checked to be visible to it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -52,9 +54,10 @@ class Footprint:
     writes: frozenset = frozenset()
     budgets: frozenset = frozenset()
     everything: bool = False
-    enabled_by: frozenset | None = None
-    """The codes of the steps that may enable the action, where the model names them: fewer than
-    the writers of its guard cells, since most writes make a guard false."""
+    needs: tuple = ()
+    """Conditions the action needs, each (code, a, b, c) of the model's conditions: whenever the
+    action is enabled, every one holds; when one is false, only that condition's enablers can
+    enable the action."""
 
 
 EVERYTHING = Footprint(everything=True)
@@ -62,30 +65,29 @@ EVERYTHING = Footprint(everything=True)
 
 
 def footprint(guard: Iterable[Cell] = (), reads: Iterable[Cell] = (), writes: Iterable[Cell] = (),
-              budgets: Iterable[Cell] = (), enabled_by: Iterable[tuple] | None = None) -> Footprint:
+              budgets: Iterable[Cell] = (), needs: Iterable[tuple] = ()) -> Footprint:
     """A footprint whose enabling condition reads `guard` and `budgets`, whose effect also reads
-    `reads`, which writes `writes` and, where given, is enabled only by the steps `enabled_by`."""
+    `reads`, which writes `writes` and which needs the conditions `needs` ((code, arguments...))."""
     guard, budgets = frozenset(guard), frozenset(budgets)
     return Footprint(guard, guard | budgets | frozenset(reads), frozenset(writes), budgets,
-                     enabled_by=None if enabled_by is None else frozenset(_code(k) for k in enabled_by))
-
-
-def enabled_only_by(fp: Footprint, keys: Iterable[tuple]) -> Footprint:
-    """`fp`, enabled only by the steps `keys` ((kind, arguments...))."""
-    return replace(fp, enabled_by=frozenset(_code(k) for k in keys))
+                     needs=tuple(_padded(c) for c in needs))
 
 
 class Independence:
     """The relations between the actions of one model instance, from their declared footprints
-    (`declared`: (kind, a, b, c) -> Footprint) and the action kinds that may change each
-    property (`changed_by`: property name -> kind indices, or None: any step may).
+    (`declared`: (kind, a, b, c) -> Footprint), the steps that can make each condition true
+    (`enablers`: condition (code, a, b, c) -> step keys) and the action kinds that may change
+    each property (`changed_by`: property name -> kind indices, or None: any step may).
 
     `codes` lists the declared actions' codes in ascending order; an action's index is its place
     there. `dependence[i, j]`: actions i and j are dependent; `enabling[i, j]`: action j may
-    enable action i (its necessary enablers); `visible(names)` marks the actions visible to any
-    of those properties."""
+    enable action i (its necessary enablers when no condition it needs is known false);
+    `conditions` lists every condition some action needs, as rows (code, a, b, c); `needs[i]`:
+    the indices of action i's conditions; `condition_enabling[k, j]`: action j may make
+    condition k true; `visible(names)` marks the actions visible to any of those properties."""
 
-    def __init__(self, declared: Mapping[tuple, Footprint], changed_by: Mapping[str, frozenset | None]):
+    def __init__(self, declared: Mapping[tuple, Footprint], changed_by: Mapping[str, frozenset | None],
+                 enablers: Mapping[tuple, Iterable[tuple]] | None = None):
         by_code = {_code(fields): fp for fields, fp in declared.items()}
         self.codes = np.array(sorted(by_code), np.int64)
         self.footprints = [by_code[int(code)] for code in self.codes]
@@ -105,13 +107,20 @@ class Independence:
         dep |= every[:, None] | every[None, :]
         np.fill_diagonal(dep, False)
         nes = (g @ w.T) > 0  # nes[i, j]: j may enable i
-        for i, fp in enumerate(self.footprints):
-            if fp.enabled_by is not None:
-                nes[i] = np.isin(self.codes, list(fp.enabled_by))
         nes |= every[:, None] | every[None, :]
         np.fill_diagonal(nes, False)
         self.dependence, self.enabling = dep, nes
         self._every = every
+        enablers = {_padded(c): [_code(k) for k in keys] for c, keys in (enablers or {}).items()}
+        conditions = sorted({c for fp in self.footprints for c in fp.needs})
+        missing = [c for c in conditions if c not in enablers]
+        if missing:
+            raise ValueError(f"conditions needed with no enablers declared: {missing[:3]}")
+        row = {c: k for k, c in enumerate(conditions)}
+        self.conditions = np.array(conditions, np.int64).reshape(-1, 4)
+        self.needs = [np.array([row[c] for c in fp.needs], np.int64) for fp in self.footprints]
+        self.condition_enabling = np.array([np.isin(self.codes, enablers[c]) for c in conditions],
+                                           bool).reshape(len(conditions), n) | every[None, :]
 
     def visible(self, names: Iterable[str]) -> np.ndarray:
         """Per action, whether it is visible to any of the properties `names`: its kind may
@@ -123,6 +132,11 @@ class Independence:
                 return np.ones(len(self.codes), bool)
             seen |= np.isin(self.kinds, list(kinds))
         return seen
+
+
+def _padded(condition: tuple) -> tuple:
+    """A condition (code, arguments...) as (code, a, b, c), missing arguments being 0."""
+    return tuple(int(x) for x in condition) + (0,) * (4 - len(condition))
 
 
 def _code(fields: tuple) -> int:

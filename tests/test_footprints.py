@@ -2,9 +2,11 @@
 
 On every reachable state of small bound sets: every step the kernel takes is declared; two
 steps declared independent, both enabled, reach the same state in either order and neither
-disables the other; a step that enables a disabled one is among that one's declared enablers;
-and a step that changes whether a property holds is visible to it. These are exactly the facts
-a stubborn-set reduction rests on, so a footprint that claims too little fails here."""
+disables the other; every condition a step needs holds where the step is enabled, and a step
+that makes a condition true is among its declared enablers; a step that enables a disabled one
+whose conditions all hold is among that one's declared enablers; and a step that changes
+whether a property holds is visible to it. These are exactly the facts a stubborn-set
+reduction rests on, so a footprint that claims too little fails here."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import pytest
 from checker.independence import Independence
 from invariants.fetch import STATE_INVARIANTS
 from model.fetch.bounds import PARAMS, FetchConfig
-from model.fetch.footprints import changed_by, step_footprints
+from model.fetch.conditions import CONDITIONS, condition_values
+from model.fetch.footprints import changed_by, condition_enablers, step_footprints
 from model.fetch.model import FetchModel
 
 
@@ -43,15 +46,25 @@ def broken_claims(model, names, declare=step_footprints) -> list[str]:
     """Every way the footprints `declare(layout)` misdescribe the kernel on this instance's
     reachable states."""
     kernel, lay = model.kernel, model.kernel.layout
-    relations = Independence(declare(lay), changed_by(lay, names))
+    steps = declare(lay)
+    relations = Independence(steps, changed_by(lay, names), condition_enablers(lay, steps))
     index = {int(code): i for i, code in enumerate(relations.codes)}
     visible = {name: relations.visible([name]) for name in names}
     predicates = {inv.name: inv.kernel for inv in STATE_INVARIANTS if inv.name in names}
     graph = reachable(kernel, kernel.encode(model.initial_states()[0]))
     holds = {key: {name: bool(predicates[name](np.frombuffer(key, np.int8), lay)) for name in names} for key in graph}
+    conditions = relations.conditions
+    met = {key: condition_values(np.frombuffer(key, np.int8), lay, conditions, np.zeros(len(conditions), bool))
+           for key in graph}
     label = lambda code: str(kernel.action_value(code))  # noqa: E731
+    said = lambda k: str((CONDITIONS[conditions[k][0]], *map(int, conditions[k][1:])))  # noqa: E731
     wrong = set()
     for key, steps in graph.items():
+        for a in steps:
+            if a in index:
+                for k in relations.needs[index[a]]:
+                    if not met[key][k]:
+                        wrong.add(f"{label(a)} enabled where {said(k)} is false")
         for a, after_a in steps.items():
             if a not in index:
                 wrong.add(f"undeclared {label(a)}")
@@ -61,8 +74,11 @@ def broken_claims(model, names, declare=step_footprints) -> list[str]:
                 if b != a and b in index and not relations.dependence[i, index[b]]:
                     if graph[after_a].get(b) is None or graph[after_a].get(b) != graph[after_b].get(a):
                         wrong.add(f"{label(a)} and {label(b)} declared independent")
+            for k in np.flatnonzero(~met[key] & met[after_a] & ~relations.condition_enabling[:, i]):
+                wrong.add(f"{label(a)} makes {said(k)} true, not among its enablers")
             for b in graph[after_a]:
-                if b not in steps and b in index and not relations.enabling[index[b], i]:
+                if b not in steps and b in index and met[key][relations.needs[index[b]]].all() \
+                        and not relations.enabling[index[b], i]:
                     wrong.add(f"{label(a)} enables {label(b)}, not among its enablers")
             for name in names:
                 if holds[key][name] != holds[after_a][name] and not visible[name][i]:
@@ -75,10 +91,17 @@ CASES = [("kip101", dict(replicas=2, max_crashes=1, flush="async", log_size=1, m
          ("kafka37", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1, max_epoch=3)),
          ("kip966", dict(replicas=2, max_crashes=1, flush="async", log_size=1, max_records=1, max_epoch=3)),
          ("kip903", dict(replicas=2, max_crashes=2, log_size=1, max_records=1)),
-         ("hw", dict(replicas=2, max_crashes=1, log_size=1, max_records=2))]
+         ("hw", dict(replicas=2, max_crashes=1, log_size=1, max_records=2)),
+         ("kip903", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, max_disk_losses=1)),
+         ("kip320", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, max_fencings=1)),
+         ("kafka37", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, controlled_shutdown=True)),
+         ("kip101", dict(replicas=2, max_crashes=1, log_size=2, max_records=2, acks="1", unclean_leader_election=True)),
+         ("kip320", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, quorum="majority", max_epoch=1)),
+         ("kip320", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, retries=True)),
+         ("kip320", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=1))]
 
 
-@pytest.mark.parametrize("variant, bounds", CASES, ids=[variant for variant, _ in CASES])
+@pytest.mark.parametrize("variant, bounds", CASES, ids=[f"{variant}-{i}" for i, (variant, _) in enumerate(CASES)])
 def test_fetch_footprints_match_the_kernel(variant, bounds):
     names = [inv.name for inv in STATE_INVARIANTS]
     assert broken_claims(fetch_model(variant, **bounds), names) == []

@@ -4,7 +4,8 @@ Cells, per broker r: ("alive", r); ("log", r), its records, LEO and epoch cache;
 r); ("checkpoint", r), its HW checkpoint; ("hw", r); ("role", r), its epoch and the leader it
 follows; ("isr", r), its ISR; ("remote", r), the remote LEOs it keeps of the others; ("fetch",
 r), its own FETCH in flight and the answer to it; ("inbox", r), its unhandled LeaderAndIsr
-requests. Shared: ("records",), the producer writes so far; ("crashes",); ("disks",) and
+requests; ("registration", r), the broker as the controller sees it (up or not, in an epoch or
+not, with a request waiting or not). Shared: ("records",), the producer writes so far; ("crashes",); ("disks",) and
 ("fencings",), the disk losses and fencings so far; ("controller",), the controller's record
 with the ELR and the stops it has yet to learn of; ("producer",), the retrying producer's
 requests and answers; ("ghost",), what producers were promised and consumers saw.
@@ -12,8 +13,11 @@ requests and answers; ("ghost",), what producers were promised and consumers saw
 The ghost variables are brought up to date after every step (`ghost.update_ghost`) from the true
 leader's and the pending writes' leaders' alive flag, role, ISR, HW and log: a function of the
 state that only adds to what it finds, so two steps with disjoint footprints leave the same ghost
-in either order, and no step lists that update. Which steps may change a property is declared
-per property (`changed_by`), in the words of the invariants.
+in either order, and no step lists that update. One exception is declared: whether a leader's HW
+rising commits records depends on whether the controller still names it leader in its epoch, so
+the steps that raise a leader's HW (a write, a FETCH served) read the controller's record.
+Which steps may change a property is declared per property (`changed_by`), in the words of the
+invariants.
 
 Footprints are written wide where a rule's reads depend on the variant (the controller's
 updates, the truncation point, the majority quorum's checks): a wider footprint is always
@@ -23,15 +27,19 @@ are not described: `EVERYTHING` (no reduction while they can happen).
 
 from __future__ import annotations
 
-from checker.independence import EVERYTHING, Footprint, enabled_only_by, footprint
+from checker.independence import EVERYTHING, Footprint, footprint
 
 from .kinds import (ACTION_KINDS, BECOME_FOLLOWER, BECOME_LEADER, CHECKPOINT_HW, CLEAN_SHUTDOWN, CONTROLLED_SHUTDOWN,
                     CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, CRASH, FENCE_LIVE_BROKER, FLUSH,
                     FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_EXPAND_ISR, LEADER_HANDLE_PRODUCE,
                     LEADER_SERVE_FETCH, LEADER_SHRINK_ISR, NO_LEADER, NO_VOTER, PRODUCER_RECEIVE_ACK, PRODUCER_SEND,
                     PRODUCER_TIMEOUT, PRODUCER_WRITE, RESTART, RESTART_EMPTY, WIN_ELECTION)
-from .rule_kernels import (broker_epochs, eligible_leaders, expands_in_fetch, isr_change_keeps_leader_epoch,
-                           majority_quorum, shrink_bumps_leader_epoch)
+from .conditions import (ANSWERED, BACK, BEHIND, CRASHES_LEFT, DISK_LOSSES_LEFT, DOWN, ENOUGH_INSYNC,
+                         FENCINGS_LEFT, FETCH_TO, FOLLOWS, GONE, IDLE_SLOT, LEADS, LEADS_EPOCH, MEMBER, NEWER_EPOCH,
+                         NO_BOUNCE, OUTSIDE, RECORDS_LEFT, REQUEST_FOR, ROOM, TRUE_LEADER, UNFLUSHED, UP)
+from .layout import ACKS_ALL
+from .rule_kernels import (asks_leader, broker_epochs, eligible_leaders, expands_in_fetch, fenced,
+                           isr_change_keeps_leader_epoch, majority_quorum, shrink_bumps_leader_epoch)
 
 CONTROLLER, RECORDS, CRASHES, DISKS, FENCINGS, PRODUCER, GHOST = (
     ("controller",), ("records",), ("crashes",), ("disks",), ("fencings",), ("producer",), ("ghost",))
@@ -43,17 +51,20 @@ def cells(name: str, replicas) -> list[tuple]:
 
 
 def _controller(lay) -> tuple[list, list]:
-    """(reads, writes) of a controller step: who is registered and waiting (every broker's alive
-    flag, epoch and inbox, the crashes so far), the partition's record, and the leader's view,
-    remote LEOs, log and HW; it writes the record and delivers LeaderAndIsr to every inbox. An ISR
-    change that keeps the leader epoch (kafka37 on) also sets the leader's ISR and HW at once, and
-    a new broker epoch (kip903 on) makes every leader's remote LEO of that broker stale."""
+    """(reads, writes) of a controller step: the partition's record, the stops so far, and each
+    broker's registration as the controller sees it (alive, in an epoch or not, a LeaderAndIsr
+    waiting or not); it writes the record and delivers LeaderAndIsr, always of a new epoch, which
+    commutes with a broker handling the older ones it holds. An ISR change that keeps the leader
+    epoch (kafka37 on) also rewrites the requests of that epoch waiting and sets the leader's ISR
+    and HW at once, and a new broker epoch (kip903 on) makes every leader's remote LEO of that
+    broker stale."""
     everyone = range(lay.replicas)
-    reads = [CONTROLLER, CRASHES, *cells("alive", everyone), *cells("role", everyone), *cells("isr", everyone),
-             *cells("inbox", everyone), *cells("remote", everyone), *cells("log", everyone), *cells("hw", everyone)]
-    writes = [CONTROLLER, *cells("inbox", everyone)]
+    reads = [CONTROLLER, CRASHES, *cells("registration", everyone)]
+    writes = [CONTROLLER]
     if isr_change_keeps_leader_epoch.py_func(lay):
-        writes += [*cells("isr", everyone), *cells("hw", everyone)]
+        reads += [*cells("role", everyone), *cells("inbox", everyone), *cells("isr", everyone),
+                  *cells("remote", everyone), *cells("log", everyone), *cells("hw", everyone)]
+        writes += [*cells("inbox", everyone), *cells("isr", everyone), *cells("hw", everyone)]
     if broker_epochs.py_func(lay):
         writes += cells("remote", everyone)
     return reads, writes
@@ -64,24 +75,20 @@ def _going_down(n: int, r: int) -> tuple[list, list]:
     FETCHes to it and its produce connections are dropped, the stop is counted, and under
     KIP-966 the controller will learn how it stopped."""
     reads = [("alive", r), ("flushed", r), ("log", r), ("hw", r), *cells("fetch", range(n)), PRODUCER]
-    writes = [("alive", r), ("log", r), ("flushed", r), ("checkpoint", r), ("hw", r), ("role", r), ("isr", r),
-              ("remote", r), ("inbox", r), *cells("fetch", range(n)), PRODUCER, CRASHES, CONTROLLER]
+    writes = [("alive", r), ("registration", r), ("log", r), ("flushed", r), ("checkpoint", r), ("hw", r),
+              ("role", r), ("isr", r), ("remote", r), ("inbox", r), *cells("fetch", range(n)), PRODUCER, CRASHES,
+              CONTROLLER]
     return reads, writes
 
 
 CONTROLLER_STEPS = (CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, FENCE_LIVE_BROKER, CONTROLLED_SHUTDOWN)
-"""The controller's steps: whether one is enabled depends on brokers stopping, starting and
-registering and on the partition's record, never on the data plane (a FETCH sent, answered or
-applied, a write, a flush, an HW checkpoint), except an ISR change made while serving a FETCH."""
+"""The controller's steps, each naming the broker it handles and the leader after it."""
 
 
 def step_footprints(lay) -> dict[tuple, Footprint]:
-    """Every step this instance can take, (kind, arguments...) -> its footprint. A guard lists
-    cells that decide, in every reachable state, whether the step is enabled: fewer than the
-    step tests where the rest follows from them (a broker that is down has an empty inbox and no
-    FETCH in flight, and follows nobody, though a FETCH sent to it before it went down waits; a
-    LeaderAndIsr waiting is always of a newer epoch than the broker's), so a disabled step is
-    enabled only by a step writing one of them, or by its `enabled_by` steps where named."""
+    """Every step this instance can take, (kind, arguments...) -> its footprint: the cells it
+    reads and writes, and the conditions (`model.fetch.conditions`) it needs, whose enablers
+    `condition_enablers` names."""
     n = lay.replicas
     everyone, epochs = range(n), range(lay.max_epoch + 1)
     after = [*everyone, NO_LEADER]
@@ -90,95 +97,85 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
     in_fetch = expands_in_fetch.py_func(lay)
     isr_quorum = not majority_quorum.py_func(lay)
     bumps = shrink_bumps_leader_epoch.py_func(lay)
-
-    def deliverers(ldr):
-        """The steps that deliver a LeaderAndIsr naming `ldr` leader: the controller's steps whose
-        leader after is `ldr`, and under kip903 an ISR shrink by `ldr`, in a new epoch."""
-        return [*((kind, r, ldr) for kind in CONTROLLER_STEPS for r in everyone),
-                *((LEADER_SHRINK_ISR, ldr, f) for f in everyone if bumps)]
-
-    # the steps that stop a broker
-    stops = [(kind, r) for kind in (CRASH, CLEAN_SHUTDOWN) for r in everyone]
-    stops += [(CONTROLLED_SHUTDOWN, r, x) for r in everyone for x in after]
+    handling_registers = bool(lay.max_fencings or lay.controlled_shutdown)
     for r in everyone:
         if not lay.retries:
             steps[PRODUCER_WRITE, r] = footprint(
                 guard=[("role", r), ("isr", r), ("log", r)], budgets=[RECORDS],
-                reads=[("alive", r), ("hw", r), ("remote", r)],
-                writes=[("log", r), ("flushed", r), ("hw", r), RECORDS, GHOST])
+                reads=[("alive", r), ("hw", r), ("remote", r), CONTROLLER],
+                writes=[("log", r), ("flushed", r), ("hw", r), RECORDS, GHOST],
+                needs=[(RECORDS_LEFT,), (UP, r), (LEADS, r), (ROOM, r),
+                       *([(ENOUGH_INSYNC, r)] if lay.acks == ACKS_ALL else [])])
         steps[FOLLOWER_FETCH, r] = footprint(
             guard=[("role", r), ("fetch", r)], reads=[("alive", r), ("log", r)], writes=[("fetch", r)],
-            enabled_by=[(FOLLOWER_APPLY_RESPONSE, r), *stops, *((BECOME_FOLLOWER, r, ldr, e) for ldr in everyone
-                                                                 for e in epochs)])
+            needs=[(UP, r), (FOLLOWS, r), (IDLE_SLOT, r)])
         steps[FOLLOWER_APPLY_RESPONSE, r] = footprint(
             guard=[("fetch", r)], reads=[("alive", r), ("role", r), ("log", r), ("hw", r), ("flushed", r)],
-            writes=[("fetch", r), ("log", r), ("flushed", r), ("hw", r)],
-            enabled_by=[(LEADER_SERVE_FETCH, ldr, r) for ldr in everyone])
-        for f in everyone:
+            writes=[("fetch", r), ("log", r), ("flushed", r), ("hw", r)], needs=[(UP, r), (ANSWERED, r)])
+        for f in (f for f in everyone if f != r):
             steps[LEADER_SERVE_FETCH, r, f] = footprint(
                 guard=[("fetch", f), ("alive", r)],
-                reads=[("role", r), ("isr", r), ("log", r), ("remote", r), ("hw", r), ("log", f),
-                       *([CONTROLLER] if in_fetch else [])],
+                reads=[("role", r), ("isr", r), ("log", r), ("remote", r), ("hw", r), ("log", f), CONTROLLER],
                 writes=[("fetch", f), ("remote", r), ("hw", r), ("isr", r), *([CONTROLLER] if in_fetch else [])],
-                enabled_by=[(FOLLOWER_FETCH, f), (RESTART, r), (RESTART_EMPTY, r)])
-            isr_change = dict(reads=[("alive", r), ("hw", r), *controller_reads],
-                              writes=[("isr", r), ("hw", r), ("remote", r), CONTROLLER,
-                                      *(cells("inbox", everyone) if bumps else [])])
+                needs=[(FETCH_TO, f, r), (UP, r)])
+            isr_change = dict(reads=[("alive", r), ("role", r), ("isr", r), ("remote", r), ("log", r), ("hw", r),
+                                     CONTROLLER, *([CRASHES, *cells("registration", everyone)] if bumps else [])],
+                              writes=[("isr", r), ("hw", r), ("remote", r), CONTROLLER])
             if isr_quorum:
                 steps[LEADER_SHRINK_ISR, r, f] = footprint(
-                    guard=[CONTROLLER, ("role", r), ("isr", r), ("remote", r), ("log", r)], **isr_change)
+                    guard=[CONTROLLER, ("role", r), ("isr", r), ("remote", r), ("log", r)],
+                    needs=[(TRUE_LEADER, r), (MEMBER, r, f), (BEHIND, r, f)], **isr_change)
             if isr_quorum and not in_fetch:
                 steps[LEADER_EXPAND_ISR, r, f] = footprint(
                     guard=[CONTROLLER, ("role", r), ("isr", r), ("remote", r), ("hw", r), ("log", r)],
-                    **isr_change)
+                    needs=[(TRUE_LEADER, r), (OUTSIDE, r, f)], **isr_change)
         down_reads, down_writes = _going_down(n, r)
         steps[CRASH, r] = footprint(guard=[("alive", r)], budgets=[CRASHES], reads=down_reads, writes=down_writes,
-                                    enabled_by=[(RESTART, r), (RESTART_EMPTY, r)])
+                                    needs=[(CRASHES_LEFT,), (UP, r)])
         if eligible_leaders.py_func(lay):
             steps[CLEAN_SHUTDOWN, r] = footprint(guard=[("alive", r)], budgets=[CRASHES], reads=down_reads,
-                                                 writes=down_writes)
+                                                 writes=down_writes, needs=[(CRASHES_LEFT,), (UP, r)])
         steps[RESTART, r] = footprint(guard=[("alive", r)], reads=[("checkpoint", r), ("log", r)],
-                                      writes=[("alive", r), ("hw", r)],
-                                      enabled_by=[stop for stop in stops if stop[1] == r])
+                                      writes=[("alive", r), ("registration", r), ("hw", r)], needs=[(DOWN, r)])
         if lay.max_disk_losses:
             steps[RESTART_EMPTY, r] = footprint(
-                guard=[("alive", r)], budgets=[DISKS],
-                writes=[("alive", r), ("log", r), ("flushed", r), ("checkpoint", r), ("hw", r), CONTROLLER, DISKS])
+                guard=[("alive", r)], budgets=[DISKS], needs=[(DISK_LOSSES_LEFT,), (DOWN, r)],
+                writes=[("alive", r), ("registration", r), ("log", r), ("flushed", r), ("checkpoint", r), ("hw", r),
+                        CONTROLLER, DISKS])
         steps[CHECKPOINT_HW, r] = footprint(guard=[("alive", r), ("checkpoint", r), ("hw", r)],
-                                            writes=[("checkpoint", r)])
+                                            writes=[("checkpoint", r)], needs=[(UP, r)])
         steps[FLUSH, r] = footprint(guard=[("flushed", r), ("log", r)], reads=[("alive", r)],
-                                    writes=[("flushed", r)],
-                                    enabled_by=[(PRODUCER_WRITE, r), (FOLLOWER_APPLY_RESPONSE, r)])
+                                    writes=[("flushed", r)], needs=[(UP, r), (UNFLUSHED, r)])
         for x in after:
             if isr_quorum:
-                steps[CONTROLLER_NOTICE_FAILURE, r, x] = footprint(guard=controller_reads, writes=controller_writes)
-            steps[CONTROLLER_NOTICE_RESTART, r, x] = footprint(guard=controller_reads, writes=controller_writes)
+                steps[CONTROLLER_NOTICE_FAILURE, r, x] = footprint(guard=controller_reads, writes=controller_writes,
+                                                                   needs=[(GONE, r)])
+            steps[CONTROLLER_NOTICE_RESTART, r, x] = footprint(guard=controller_reads, writes=controller_writes,
+                                                               needs=[(BACK, r)] + [(NO_BOUNCE,)] * isr_quorum)
             if lay.max_fencings:
                 steps[FENCE_LIVE_BROKER, r, x] = footprint(guard=controller_reads, budgets=[FENCINGS],
-                                                           writes=[*controller_writes, FENCINGS])
+                                                           writes=[*controller_writes, FENCINGS],
+                                                           needs=[(FENCINGS_LEFT,), (NO_BOUNCE,), (UP, r)])
             if lay.controlled_shutdown:
                 steps[CONTROLLED_SHUTDOWN, r, x] = footprint(guard=controller_reads, budgets=[CRASHES],
                                                              reads=down_reads,
-                                                             writes=[*controller_writes, *down_writes])
+                                                             writes=[*controller_writes, *down_writes],
+                                                             needs=[(CRASHES_LEFT,), (UP, r)])
+        handled = [("inbox", r), *([("registration", r)] if handling_registers else [])]
         for e in epochs:
             steps[BECOME_LEADER, r, e] = footprint(
-                guard=[("inbox", r)], enabled_by=deliverers(r),
+                guard=[("inbox", r)], needs=[(UP, r), (NEWER_EPOCH, r, e), (REQUEST_FOR, r, e, r)],
                 reads=[("alive", r), ("role", r), ("log", r), ("remote", r), ("hw", r)],
-                writes=[("log", r), ("remote", r), ("role", r), ("isr", r), ("fetch", r), ("inbox", r), ("hw", r)])
+                writes=[("log", r), ("remote", r), ("role", r), ("isr", r), ("fetch", r), ("hw", r), *handled])
             for ldr in everyone:
+                asked = []
+                if asks_leader.py_func(lay):
+                    asked = [(UP, ldr), (LEADS_EPOCH, ldr, e) if fenced.py_func(lay) else (LEADS, ldr)]
                 steps[BECOME_FOLLOWER, r, ldr, e] = footprint(
                     guard=[("inbox", r), ("alive", ldr), ("role", ldr)],
-                    enabled_by=[*deliverers(ldr), *((BECOME_LEADER, ldr, k) for k in epochs), (RESTART, ldr),
-                                (RESTART_EMPTY, ldr)],
+                    needs=[(UP, r), (NEWER_EPOCH, r, e), (REQUEST_FOR, r, e, ldr), *asked],
                     reads=[("alive", r), ("role", r), ("log", r), ("log", ldr), ("hw", r), ("flushed", r)],
-                    writes=[("log", r), ("flushed", r), ("hw", r), ("role", r), ("isr", r), ("fetch", r),
-                            ("inbox", r)])
-    data_plane = {FOLLOWER_FETCH, FOLLOWER_APPLY_RESPONSE, PRODUCER_WRITE, FLUSH, CHECKPOINT_HW,
-                  *(() if in_fetch else (LEADER_SERVE_FETCH,))}
-    controller_enablers = [key for key in steps if key[0] not in data_plane]
-    for key, fp in steps.items():
-        if key[0] in CONTROLLER_STEPS:
-            steps[key] = enabled_only_by(fp, controller_enablers)
+                    writes=[("log", r), ("flushed", r), ("hw", r), ("role", r), ("isr", r), ("fetch", r), *handled])
     if not isr_quorum:
         voters = [*everyone, NO_VOTER]
         steps.update({(WIN_ELECTION, c, a, b): EVERYTHING for c in everyone for a in voters for b in voters})
@@ -188,6 +185,61 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
             for r in everyone:
                 steps[PRODUCER_SEND, rid, r] = steps[LEADER_HANDLE_PRODUCE, r, rid] = EVERYTHING
     return steps
+
+
+def condition_enablers(lay, steps) -> dict[tuple, list[tuple]]:
+    """For every condition some step of `steps` needs, the steps that can make it true: a broker
+    comes up by a restart and goes down by a stop; the budgets (stops, disk losses, fencings,
+    records left) only shrink; a broker leads, and leads an epoch, by handling a LeaderAndIsr
+    naming it leader; ... (each line below says one)."""
+    n = lay.replicas
+    everyone = range(n)
+    declared = lambda keys: [k for k in keys if k in steps]  # noqa: E731
+    kinds = lambda kind, *args: declared(k for k in steps if k[0] == kind  # noqa: E731
+                                        and all(a is None or k[1 + i] == a for i, a in enumerate(args)))
+    stops = lambda r: [*kinds(CRASH, r), *kinds(CLEAN_SHUTDOWN, r), *kinds(CONTROLLED_SHUTDOWN, r)]  # noqa: E731
+    restarts = lambda r: [*kinds(RESTART, r), *kinds(RESTART_EMPTY, r)]  # noqa: E731
+    everyone_stops = [k for r in everyone for k in stops(r)]
+    controller = [k for k in steps if k[0] in CONTROLLER_STEPS]
+    keeps_epoch = isr_change_keeps_leader_epoch.py_func(lay)
+    in_fetch = expands_in_fetch.py_func(lay)
+    bumps = shrink_bumps_leader_epoch.py_func(lay)
+    table = {(CRASHES_LEFT,): [], (DISK_LOSSES_LEFT,): [], (FENCINGS_LEFT,): [], (RECORDS_LEFT,): [],
+             (NO_BOUNCE,): [*kinds(CONTROLLER_NOTICE_FAILURE), *everyone_stops]}
+    for r in everyone:
+        isr_writers = [*kinds(BECOME_LEADER, r), *kinds(BECOME_FOLLOWER, r), *(controller if keeps_epoch else [])]
+        table.update({
+            (UP, r): restarts(r),
+            (DOWN, r): stops(r),
+            (LEADS, r): kinds(BECOME_LEADER, r),
+            (ROOM, r): [*kinds(BECOME_FOLLOWER, r), *stops(r), *restarts(r), *kinds(FOLLOWER_APPLY_RESPONSE, r)],
+            (ENOUGH_INSYNC, r): [*isr_writers, *kinds(LEADER_EXPAND_ISR, r),
+                                 *(kinds(LEADER_SERVE_FETCH, r) if in_fetch else [])],
+            (FOLLOWS, r): kinds(BECOME_FOLLOWER, r),
+            (IDLE_SLOT, r): [*kinds(FOLLOWER_APPLY_RESPONSE, r), *kinds(BECOME_FOLLOWER, r),
+                             *kinds(BECOME_LEADER, r), *everyone_stops],
+            (ANSWERED, r): kinds(LEADER_SERVE_FETCH, None, r),
+            (UNFLUSHED, r): [*kinds(PRODUCER_WRITE, r), *kinds(FOLLOWER_APPLY_RESPONSE, r)],
+            (TRUE_LEADER, r): kinds(BECOME_LEADER, r),
+            (GONE, r): [*stops(r), *restarts(r), *kinds(CONTROLLER_NOTICE_FAILURE)],
+            (BACK, r): [*restarts(r), *kinds(FENCE_LIVE_BROKER, r)],
+        })
+        for e in range(lay.max_epoch + 1):
+            table[NEWER_EPOCH, r, e] = stops(r)
+            table[LEADS_EPOCH, r, e] = kinds(BECOME_LEADER, r, e)
+            for ldr in everyone:
+                table[REQUEST_FOR, r, e, ldr] = [*(k for k in controller if k[2] == ldr),
+                                                  *(kinds(LEADER_SHRINK_ISR, ldr) if bumps else [])]
+        for f in everyone:
+            table[FETCH_TO, f, r] = kinds(FOLLOWER_FETCH, f)
+            table[MEMBER, r, f] = [*isr_writers, *kinds(LEADER_EXPAND_ISR, r, f),
+                                   *(kinds(LEADER_SERVE_FETCH, r, f) if in_fetch else [])]
+            table[OUTSIDE, r, f] = [*isr_writers, *kinds(LEADER_SHRINK_ISR, r, f), *stops(r)]
+            table[BEHIND, r, f] = [*kinds(PRODUCER_WRITE, r), *kinds(LEADER_SERVE_FETCH, r, f),
+                                   *kinds(BECOME_LEADER, r), *stops(r), *kinds(LEADER_SHRINK_ISR, r, f),
+                                   *kinds(FOLLOWER_APPLY_RESPONSE, r), *(controller if broker_epochs.py_func(lay)
+                                                                          else [])]
+    return table
 
 
 UNSEEN_BY_LEADERS = frozenset({FOLLOWER_FETCH, FOLLOWER_APPLY_RESPONSE, FLUSH, CHECKPOINT_HW, RESTART,
@@ -200,6 +252,12 @@ a restart (the broker comes back leading nothing)."""
 ABOUT_THE_LEADER = ("committed-survives", "acked-survives", "in-order", "no-duplicates")
 """The state properties that read only the controller, the true leader's log and HW, and the
 ghost."""
+KEEPS_COMMITTED = frozenset({BECOME_FOLLOWER, PRODUCER_WRITE, LEADER_EXPAND_ISR, LEADER_SHRINK_ISR})
+"""Steps that, besides `UNSEEN_BY_LEADERS`, never change whether the committed records are in the
+true leader's log: a broker becoming follower is not the true leader (the controller has moved
+past its epoch), a write appends a new record after the committed ones, and an ISR change by the
+true leader keeps it true leader (but for kip903's shrink, in a new epoch) and only raises the HW
+over records it holds."""
 UNSEEN = frozenset({FOLLOWER_FETCH, FLUSH, CHECKPOINT_HW})
 """Steps that change nothing any state property reads: a FETCH sent (the follower's request
 slot), a flush, an HW checkpoint."""
@@ -213,5 +271,7 @@ def changed_by(lay, names) -> dict[str, frozenset | None]:
 
     kinds = frozenset(range(len(ACTION_KINDS)))
     states = {inv.name for inv in STATE_INVARIANTS}
-    return {name: (kinds - UNSEEN_BY_LEADERS if name in ABOUT_THE_LEADER else kinds - UNSEEN) if name in states
-            else None for name in names}
+    unseen = {name: UNSEEN_BY_LEADERS if name in ABOUT_THE_LEADER else UNSEEN for name in states}
+    unseen["committed-survives"] = UNSEEN_BY_LEADERS | KEEPS_COMMITTED - (
+        {LEADER_SHRINK_ISR} if shrink_bumps_leader_epoch.py_func(lay) else set())
+    return {name: kinds - unseen[name] if name in states else None for name in names}
