@@ -400,6 +400,14 @@ def checkpoint_options(func):
                              "from it (see `replcheck resume`)")(func)
 
 
+def reduce_option(func):
+    """--reduce: explore one order of steps that commute (stubborn sets, docs/reduction.md)."""
+    return click.option("--reduce", is_flag=True,
+                        help="explore one order of the steps that commute (stubborn sets): the same verdicts on "
+                             "fewer states; a violation found is searched again without it for the shortest trace "
+                             "(fetch's state invariants; see docs/reduction.md)")(func)
+
+
 @main.command()
 @model_options("explore")
 @click.option("--continue", "keep_going", is_flag=True,
@@ -410,6 +418,7 @@ def checkpoint_options(func):
 @click.option("--trace-dir", type=TRACE_DIR, default=None,
               help="save each counterexample here as <model>-<variant>-<invariant>.json")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@reduce_option
 @coverage_option
 @coverage_html_option
 @junit_option

@@ -110,7 +110,7 @@ class Independence:
         nes |= every[:, None] | every[None, :]
         np.fill_diagonal(nes, False)
         self.dependence, self.enabling = dep, nes
-        self._every = every
+        self.everything = every
         enablers = {_padded(c): [_code(k) for k in keys] for c, keys in (enablers or {}).items()}
         conditions = sorted({c for fp in self.footprints for c in fp.needs})
         missing = [c for c in conditions if c not in enablers]
@@ -125,7 +125,7 @@ class Independence:
     def visible(self, names: Iterable[str]) -> np.ndarray:
         """Per action, whether it is visible to any of the properties `names`: its kind may
         change whether one of them holds (every action, for a property not declared)."""
-        seen = self._every.copy()
+        seen = self.everything.copy()
         for name in names:
             kinds = self.changed_by.get(name)
             if kinds is None:

@@ -47,6 +47,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str], coverage: b
         "bounds": result.bounds,
         "engine": result.engine,
         "engine_options": result.engine_options,
+        "reduction": result.reduction or None,
         "complete": result.complete,
         "symmetry": result.symmetry,
         "distinct_states": result.distinct_states,
@@ -88,6 +89,8 @@ def summary_table(result: CheckResult) -> Table:
     options = ", ".join(f"{k} {v}" for k, v in result.engine_options.items())
     table.add_row("engine", result.engine + (f" ({options})" if options else ""))
     table.add_row("search", SEARCH_WORDS[result.stopped])
+    if result.reduction:
+        table.add_row("reduction", result.reduction)
     orbits = " (one per orbit under replica renaming)" if result.symmetry else ""
     table.add_row("distinct states", f"{result.distinct_states:,}{orbits}")
     table.add_row("generated states", f"{result.generated_states:,}")

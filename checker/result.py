@@ -71,6 +71,8 @@ class CheckResult:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     """A distributed engine's own account of its levels: per phase of a level, the seconds of
     its slowest task, summed over the levels (benchmarks read it; reports do not)."""
+    reduction: str = ""
+    """How the search was reduced (`--reduce`, `checker.reduce`): empty when it took every step."""
     rules: dict[str, str] = field(default_factory=dict)
     """Every rule's choice (rule -> choice) under the variant, for a model with rules."""
     coverage: "Coverage | None" = None

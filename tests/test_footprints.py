@@ -5,19 +5,22 @@ steps declared independent, both enabled, reach the same state in either order a
 disables the other; every condition a step needs holds where the step is enabled, and a step
 that makes a condition true is among its declared enablers; a step that enables a disabled one
 whose conditions all hold is among that one's declared enablers; and a step that changes
-whether a property holds is visible to it. These are exactly the facts a stubborn-set
+whether a state property holds, or breaks a step property, is visible to it; and every cycle
+takes a step of a kind the model says every cycle takes. These are exactly the facts a stubborn-set
 reduction rests on, so a footprint that claims too little fails here."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 
 from checker.independence import Independence
-from invariants.fetch import STATE_INVARIANTS
+from checker.kernel.steps import code_kind
+from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES, broken_steps
 from model.fetch.bounds import PARAMS, FetchConfig
 from model.fetch.conditions import CONDITIONS, condition_values
-from model.fetch.footprints import changed_by, condition_enablers, step_footprints
+from model.fetch.footprints import CYCLE_KINDS, changed_by, condition_enablers, step_footprints
 from model.fetch.model import FetchModel
 
 
@@ -46,8 +49,10 @@ def broken_claims(model, names, declare=step_footprints) -> list[str]:
     """Every way the footprints `declare(layout)` misdescribe the kernel on this instance's
     reachable states."""
     kernel, lay = model.kernel, model.kernel.layout
-    steps = declare(lay)
-    relations = Independence(steps, changed_by(lay, names), condition_enablers(lay, steps))
+    declared = declare(lay)
+    relations = Independence(declared, changed_by(lay, [*names, *(p.name for p in STEP_PROPERTIES)]),
+                             condition_enablers(lay, declared))
+    steps_visible = {p.name: relations.visible([p.name]) for p in STEP_PROPERTIES}
     index = {int(code): i for i, code in enumerate(relations.codes)}
     visible = {name: relations.visible([name]) for name in names}
     predicates = {inv.name: inv.kernel for inv in STATE_INVARIANTS if inv.name in names}
@@ -83,6 +88,19 @@ def broken_claims(model, names, declare=step_footprints) -> list[str]:
             for name in names:
                 if holds[key][name] != holds[after_a][name] and not visible[name][i]:
                     wrong.add(f"{label(a)} changes {name}, declared invisible")
+            broken = broken_steps(np.frombuffer(key, np.int8), a, np.frombuffer(after_a, np.int8), lay,
+                                  (1 << len(STEP_PROPERTIES)) - 1)
+            for bit, prop in enumerate(STEP_PROPERTIES):
+                if broken >> bit & 1 and not steps_visible[prop.name][i]:
+                    wrong.add(f"{label(a)} breaks {prop.name}, declared invisible")
+    closing = set(CYCLE_KINDS) | {int(k) for k, every in zip(relations.kinds, relations.everything) if every}
+    rest = nx.DiGraph((key, after) for key, steps in graph.items() for a, after in steps.items()
+                      if code_kind(a) not in closing)
+    try:
+        cycle = nx.find_cycle(rest)
+        wrong.add(f"a cycle of {len(cycle)} steps takes none of CYCLE_KINDS")
+    except nx.NetworkXNoCycle:
+        pass
     return sorted(wrong)
 
 

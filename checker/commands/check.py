@@ -15,6 +15,7 @@ from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot
 from checker.coverage_report import coverage_tables, warning_lines
+from checker.reduce import REDUCED, reduce_search, shortest_again, unreduce
 from checker.report import action_table, property_tables, result_to_json, summary_table
 from invariants.registry import select
 from model.params import ModelError
@@ -28,15 +29,18 @@ from .search import search
 
 def check(model_name, variant, rules, invariant_names, keep_going, max_depth, trace_dir, as_json, checkpoint_dir,
           checkpoint_every, engine, master, partitions, work_dir, memory_budget, progress_file, symmetry, junit=None,
-          show_coverage=False, coverage_html=None, **bounds):
+          show_coverage=False, coverage_html=None, reduce=False, **bounds):
     """`replcheck check` (cli.py declares its options and help)."""
+    if reduce and checkpoint_dir is not None:
+        raise UserError("--reduce cannot be combined with --checkpoint-dir yet: a checkpoint keeps a full search")
     model, invariants = model_and_properties(model_name, variant, invariant_names, bounds, rules)
     make_trace_dir(trace_dir, [(model, "", [i.name for i in invariants])],
                    others={"--junit": junit, "--coverage-html": coverage_html, "--progress": progress_file})
     symmetric = symmetry_for([model], invariants, symmetry)
     saver = open_saver(checkpoint_dir, model, invariants, symmetric, checkpoint_every, not keep_going, max_depth)
     run_check(model, invariants, symmetric, not keep_going, max_depth, saver, trace_dir, as_json,
-              engine, master, partitions, work_dir, memory_budget, progress_file, junit, show_coverage, coverage_html)
+              engine, master, partitions, work_dir, memory_budget, progress_file, junit, show_coverage, coverage_html,
+              reduce)
 
 
 def resume(directory, max_depth, trace_dir, as_json, checkpoint_every, engine, master, partitions, work_dir,
@@ -106,17 +110,36 @@ def open_saver(directory: Path | None, model, invariants, symmetric: bool, every
 def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth: int | None, saver,
               trace_dir: Path | None, as_json: bool, engine: str, master: str | None, partitions: int | None,
               work_dir: str | None, memory_budget: int | None, progress_file: Path | None,
-              junit: Path | None = None, show_coverage: bool = False, coverage_html: Path | None = None) -> None:
+              junit: Path | None = None, show_coverage: bool = False, coverage_html: Path | None = None,
+              reduce: bool = False) -> None:
     """Search `model` for violations of the invariants and for the witnesses among `invariants`,
     print the result (with its coverage when `show_coverage`, and as a page to `coverage_html`),
     save its traces, and exit 0 (no invariant is violated and every property
     was decided), 1 (an invariant is violated, or the search stopped before every property was
-    decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved)."""
+    decided) or 2 (a trace, or the JUnit report asked for with `junit`, could not be saved).
+    With `reduce` the search is reduced by stubborn sets where the model and properties allow
+    (`checker.reduce`); a violation it finds is searched again without the reduction, to its
+    depth, for the shortest trace."""
     label = f"{model.name} {model.variant or ''}".strip()
     count_guards([model], show_coverage or coverage_html is not None)
-    with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
-                as_json, progress_file) as (explore, on_level):
-        result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
+    why_not = reduce_search(model, invariants) if reduce else None
+    if why_not is not None:
+        click.echo(f"--reduce: the search is not reduced: {why_not}", err=True)
+
+    def explored(depth):
+        with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
+                    as_json, progress_file) as (explore, on_level):
+            return explore(model, invariants, stop_at_first=stop_at_first, max_depth=depth, on_level=on_level)
+
+    result = explored(max_depth)
+    if reduce and why_not is None:
+        if result.violations:
+            depth = max(len(trace.steps) for trace in result.violations.values())
+            unreduce(model)
+            result = explored(depth)
+            result.reduction = shortest_again(depth)
+        else:
+            result.reduction = REDUCED
 
     trace_files, unsaved = {}, None
     try:  # a trace that cannot be written must not cost the verdict: it is printed first

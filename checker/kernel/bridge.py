@@ -16,6 +16,7 @@ import numpy as np
 
 from .guards import NO_GUARDS, GuardBook, empty_tally
 from .instantiate import search_module
+from .reduction import NO_REDUCTION, Reduction
 from .steps import action_fields
 
 
@@ -45,6 +46,9 @@ class Kernel:
     count_guards: bool = False
     """Whether searches and walks on this kernel count how often each guard was tested and
     false (`--coverage`); events are counted always."""
+    reduction: Reduction = NO_REDUCTION
+    """The stubborn-set tables a search on this kernel reduces by (`--reduce`,
+    `checker.kernel.reduction`); off by default."""
     _buffers: tuple = field(default=(), repr=False)
 
     @property

@@ -14,6 +14,7 @@ import numpy as np
 from ..coverage import empty_counts
 from ..interpreted import chunk, safe_point, wide
 from .guards import REACHED, empty_tally
+from .reduction import workspace
 from .visited_set import VisitedSet
 
 BIG = np.iinfo(np.int64).max
@@ -50,7 +51,8 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     """Expand every state of `front` (packed rows with fingerprints `front_fps`) in ascending
     fingerprint order; successors already `visited` (a fresh visited set when None) are not
     new. `perms` are the replica renamings (identity only: no symmetry). `expected`, an estimate
-    of the new states, sizes the output (it grows as needed)."""
+    of the new states, sizes the output (it grows as needed). With the kernel's `reduction`
+    on (`checker.kernel.reduction`), each state's stubborn set of steps is taken, not all."""
     search, lay = kernel.search, kernel.layout
     # One compiled signature only: arrays unpickled by Spark are read-only, which numba types apart.
     row_type = wide(np.int8)  # int64 while the kernels run as plain Python (`checker.interpreted`)
@@ -74,13 +76,15 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     step_parent = np.full(properties, -1, np.int64)
     fired, enabled = empty_counts(len(kernel.action_kinds))
     tally = empty_tally(kernel.guards, guards=False)
+    reduction = kernel.reduction
+    ws, keep = workspace(reduction), np.zeros(room, np.bool_)
     position, n, generated = 0, 0, 0
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + chunk(CHUNK)], position, lay, perms, invariant_mask, step_mask,
             visited.shards, buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, enabled, step_fp, step_code,
-            step_parent)
+            step_parent, reduction, ws, keep)
         generated += g
         safe_point()
         if wide(np.int8) != row_type:  # the kernels were compiled meanwhile: hand them their own types

@@ -20,14 +20,14 @@ MARK = "  # MODEL"
 
 def search_module(kernel_module: str):
     """The search loop compiled against `kernel_module` (a module path such as
-    'model.spec.kernel' exporting successors, permute, violations, broken_steps and milestone)."""
+    'model.spec.kernel' exporting what the template's lines marked MODEL import from it)."""
     name = "replcheck_search_" + kernel_module.replace(".", "_")
     if name in sys.modules:
         return sys.modules[name]
     lines = []
     for line in TEMPLATE.read_text().splitlines():
         if line.endswith(MARK):
-            line = f"from {kernel_module} import broken_steps, milestone, permute, permute_head, successors, violations{MARK}"
+            line = line.replace("MODEL_KERNEL", kernel_module)
         lines.append(line)
     path = Path(CACHE_DIR) / "generated" / f"{name}.py"
     text = "\n".join(lines) + "\n"

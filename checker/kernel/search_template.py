@@ -8,6 +8,8 @@ imported: the generic checker imports no model), and each copy is compiled and c
 """
 
 
+import numpy as np
+
 from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint, fingerprints
 from checker.kernel.guards import GUARD_SAMPLE
@@ -17,7 +19,8 @@ from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
-from MODEL_KERNEL import broken_steps, milestone, permute, permute_head, successors, violations  # MODEL
+from MODEL_KERNEL import broken_steps, condition_holds, milestone, permute  # MODEL
+from MODEL_KERNEL import permute_head, successors, violations  # MODEL
 
 
 @kernel
@@ -52,6 +55,87 @@ def canonical(row, lay, perms, best, scratch):
                 for i in range(best.shape[0]):
                     best[i] = scratch[i]
     return best
+
+
+@kernel
+def stubborn(s, lay, acts, rank, n, red, ws, keep):
+    """Mark in keep[0:n] the successors of s (actions acts, in code order by `rank`) that a
+    reduced search takes: those of the smallest strong stubborn set found (`checker.kernel.reduction`),
+    or all of them. Each enabled action seeds a set, in code order; the set is closed under
+    dependence for its enabled actions and, for a disabled one, under the enablers of its false
+    condition with the fewest enablers (else its enablers); a set holding an enabled action
+    that is visible to a checked property, or of a kind every cycle takes, or as many enabled
+    actions as the best so far, is given up. The first smallest set wins: the same on every
+    engine. Returns how many successors are kept."""
+    for j in range(n):
+        keep[j] = True
+    if not red.on or n < 2:
+        return n
+    slot, mark, work, best, cmark, cval, stamps = ws
+    codes = red.codes
+    for j in range(n):
+        i = np.searchsorted(codes, acts[j])
+        if i >= codes.shape[0] or codes[i] != acts[j]:  # a step not declared: no reduction here
+            for jj in range(j):
+                slot[np.searchsorted(codes, acts[jj])] = -1
+            return n
+        slot[i] = j
+    stamps[0] += 1
+    state_mark = stamps[0]
+    best_size, best_len = n, 0
+    for jj in range(n):
+        seed = np.searchsorted(codes, acts[rank[jj]])
+        stamps[1] += 1
+        tag = stamps[1]
+        work[0] = seed
+        mark[seed] = tag
+        length, head, count, ok = 1, 0, 0, True
+        while head < length:
+            t = work[head]
+            head += 1
+            if slot[t] >= 0:
+                count += 1
+                if red.visible[t] or red.closing[t] or count >= best_size:
+                    ok = False
+                    break
+                lo, hi, targets = red.dep_ptr[t], red.dep_ptr[t + 1], red.dep_idx
+            else:
+                chosen, fewest = -1, 1 << 62
+                for q in range(red.needs_ptr[t], red.needs_ptr[t + 1]):
+                    k = red.needs_idx[q]
+                    if cmark[k] != state_mark:
+                        cond = red.conditions[k]
+                        cval[k] = condition_holds(s, lay, cond[0], cond[1], cond[2], cond[3])
+                        cmark[k] = state_mark
+                    size = red.cen_ptr[k + 1] - red.cen_ptr[k]
+                    if not cval[k] and size < fewest:
+                        chosen, fewest = k, size
+                if chosen >= 0:
+                    lo, hi, targets = red.cen_ptr[chosen], red.cen_ptr[chosen + 1], red.cen_idx
+                else:
+                    lo, hi, targets = red.nes_ptr[t], red.nes_ptr[t + 1], red.nes_idx
+            for q in range(lo, hi):
+                u = targets[q]
+                if mark[u] != tag:
+                    mark[u] = tag
+                    work[length] = u
+                    length += 1
+        if ok:
+            best_size, best_len = count, 0
+            for q in range(length):
+                if slot[work[q]] >= 0:
+                    best[best_len] = work[q]
+                    best_len += 1
+            if best_size == 1:
+                break
+    if best_size < n:
+        for j in range(n):
+            keep[j] = False
+        for q in range(best_len):
+            keep[slot[best[q]]] = True
+    for j in range(n):
+        slot[np.searchsorted(codes, acts[j])] = -1
+    return best_size
 
 
 @kernel
@@ -91,7 +175,8 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 @kernel
 def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
            buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes, batch_parents,
-           out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, step_fp, step_code, step_parent):
+           out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, step_fp, step_code, step_parent,
+           red, ws, keep):
     """Expand frontier states order[start], order[start+1], ... (ascending fingerprint) until
     the frontier is done, `out` is too full for one more batch or a table of the visited set
     (`shards`, see `visited_set`) is at its load limit.
@@ -110,8 +195,9 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     enabled (a state's steps are taken in code order, which groups them by kind, then actor),
     and `tally` the named events of the steps taken (`checker.kernel.guards`; a search counts
     its guards apart, in `count_guards`, so that this loop is the same with and without).
-    Returns (next position, n_out, successors
-    generated)."""
+    With a reduction (`red.on`, `checker.kernel.reduction`) only the successors of each state's
+    stubborn set (`stubborn`, scratch `ws` and `keep`) are taken; `enabled` still counts every
+    enabled step. Returns (next position, n_out, successors generated)."""
     width = front.shape[1]
     room = buf.shape[0] * BATCH
     generated = 0
@@ -133,18 +219,21 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
                     rank[k - 1], rank[k] = rank[k], rank[k - 1]
                     k -= 1
+            stubborn(s, lay, acts, rank, n, red, ws, keep)
             last_kind, last_actor = -1, -1
             for jj in range(n):
                 j = rank[jj]
                 code = acts[j]
                 kind, actor = code_kind(code), code_actor(code)
-                fired[kind, actor] += 1
                 if kind != last_kind:  # codes order by kind, then actor: each group is contiguous
                     enabled[kind, ANY_ACTOR] += 1
                     enabled[kind, actor] += 1
                 elif actor != last_actor:
                     enabled[kind, actor] += 1
                 last_kind, last_actor = kind, actor
+                if not keep[j]:
+                    continue
+                fired[kind, actor] += 1
                 row = buf[j]
                 if step_mask:
                     broken = broken_steps(s, code, row, lay, step_mask)

@@ -242,6 +242,14 @@ def condition_enablers(lay, steps) -> dict[tuple, list[tuple]]:
     return table
 
 
+CYCLE_KINDS = (FOLLOWER_APPLY_RESPONSE, LEADER_EXPAND_ISR)
+"""Every cycle of a `fetch` state graph takes a step of one of these kinds (or one described as
+`EVERYTHING`): the budgets (records, stops, epochs, disk losses, fencings) only grow, so a cycle
+can only send and serve FETCHes, flush, checkpoint, and shrink and expand an ISR, and a FETCH
+round ends by applying its answer, a shrink is undone only by an expansion. A reduced search
+expands in full every state whose stubborn set holds one (`checker.kernel.reduction`)."""
+
+
 UNSEEN_BY_LEADERS = frozenset({FOLLOWER_FETCH, FOLLOWER_APPLY_RESPONSE, FLUSH, CHECKPOINT_HW, RESTART,
                                LEADER_SERVE_FETCH})
 """Steps that never change what the properties about the true leader's log and the ghost read: a
@@ -263,15 +271,17 @@ UNSEEN = frozenset({FOLLOWER_FETCH, FLUSH, CHECKPOINT_HW})
 slot), a flush, an HW checkpoint."""
 
 
-def changed_by(lay, names) -> dict[str, frozenset | None]:
+def changed_by(lay, names) -> dict[str, frozenset]:
     """The step kinds that may change whether each property holds (`checker.independence`):
-    every kind but `UNSEEN_BY_LEADERS` for the properties about the true leader's log, every
-    kind but `UNSEEN` for the other state properties, any step for a step property (None)."""
-    from invariants.fetch import STATE_INVARIANTS
+    every kind but `UNSEEN_BY_LEADERS` for the properties about the true leader's log (and but
+    `KEEPS_COMMITTED` too for committed-survives), every kind but `UNSEEN` for the other state
+    properties and for the step properties (a step that breaks one is visible to it: a reduced
+    search keeps the breaking step as it keeps a state that violates an invariant)."""
+    from invariants.fetch import STATE_INVARIANTS, STEP_PROPERTIES
 
     kinds = frozenset(range(len(ACTION_KINDS)))
-    states = {inv.name for inv in STATE_INVARIANTS}
-    unseen = {name: UNSEEN_BY_LEADERS if name in ABOUT_THE_LEADER else UNSEEN for name in states}
+    unseen = {name: UNSEEN_BY_LEADERS if name in ABOUT_THE_LEADER else UNSEEN
+              for name in [*(inv.name for inv in STATE_INVARIANTS), *(prop.name for prop in STEP_PROPERTIES)]}
     unseen["committed-survives"] = UNSEEN_BY_LEADERS | KEEPS_COMMITTED - (
         {LEADER_SHRINK_ISR} if shrink_bumps_leader_epoch.py_func(lay) else set())
-    return {name: kinds - unseen[name] if name in states else None for name in names}
+    return {name: kinds - unseen[name] for name in names}

@@ -1,12 +1,13 @@
 """What the compiled search needs from the `fetch` model: its next-state relation, its
-renaming of replicas, its invariants and its step property, and the milestones simulation
-steers by."""
+renaming of replicas, its invariants and its step property, the milestones simulation
+steers by, and the conditions a reduced search tests (`--reduce`)."""
 
 from __future__ import annotations
 
 from invariants.fetch import broken_steps, milestone, violations
 
+from .conditions import condition_holds
 from .successors import successors
 from .symmetry import permute, permute_head
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]

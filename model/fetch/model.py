@@ -108,6 +108,20 @@ class FetchModel:
             outcome = produce_outcome(self.kernel.encode(before), self.kernel.layout, *action[1:])
         return describe_step(action, before, after, outcome)
 
+    def reduction(self, names):
+        """The stubborn-set tables for a search checking the state properties `names`
+        (`--reduce`): the relations of this instance's declared footprints and conditions
+        (`model.fetch.footprints`), whose every cycle takes a step of `CYCLE_KINDS`."""
+        from checker.independence import Independence
+        from checker.kernel.reduction import reduction_tables
+
+        from .footprints import CYCLE_KINDS, changed_by, condition_enablers, step_footprints
+
+        lay = self.kernel.layout
+        steps = step_footprints(lay)
+        return reduction_tables(Independence(steps, changed_by(lay, names), condition_enablers(lay, steps)), names,
+                                CYCLE_KINDS)
+
     def rule_rows(self) -> tuple[str, ...]:
         """The keys of the rule table's rows (`model.fetch.rule_table`), as the audit and a
         manifest's `allow-deviations` name them."""

@@ -4,12 +4,13 @@ renaming of replicas, and its invariants (it has no step properties)."""
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.reduction import no_conditions as condition_holds  # no conditions: never reduced
 from invariants.spec import violations
 
 from .successors import successors
 from .symmetry import permute, permute_head
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

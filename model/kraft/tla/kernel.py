@@ -4,13 +4,14 @@ relation, its renaming of voters, its invariants and its step property."""
 from __future__ import annotations
 
 from checker.kernel.jit import kernel
+from checker.kernel.reduction import no_conditions as condition_holds  # no conditions: never reduced
 from invariants.kraft import broken_steps, violations
 from invariants.kraft_milestones import acked_milestone
 
 from .successors import successors
 from .symmetry import permute, permute_head
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone"]
+__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

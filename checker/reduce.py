@@ -1,0 +1,36 @@
+"""`--reduce`: switching a model's search to its stubborn-set reduction, and what a reduced run says.
+
+A reduced search takes in each state the steps of one strong stubborn set (docs/reduction.md,
+`checker.kernel.reduction`): it decides the same invariants as the full search but visits fewer
+states, and a violation it finds may lie deeper than the shortest one. So a command that
+reduces and finds a violation searches again without the reduction, to that depth, for the
+shortest trace (`shortest_again`).
+"""
+
+from __future__ import annotations
+
+from .kernel.reduction import NO_REDUCTION
+
+REDUCED = "stubborn sets: the counts are of the reduced state graph"
+"""What a result of a reduced search says of itself (`CheckResult.reduction`)."""
+
+
+def reduce_search(model, properties) -> str | None:
+    """Switch `model`'s compiled search to its stubborn-set reduction for checking `properties`;
+    None, or why the search stays unreduced (a model that declares no footprints)."""
+    if getattr(model, "kernel", None) is None or not hasattr(model, "reduction"):
+        return f"the {model.name} model declares no footprints (only fetch does)"
+    model.kernel.reduction = model.reduction([p.name for p in properties])
+    return None
+
+
+def unreduce(model) -> None:
+    """Switch `model`'s search back to taking every enabled step."""
+    model.kernel.reduction = NO_REDUCTION
+
+
+def shortest_again(depth: int) -> str:
+    """What a result says when a reduced search found a violation at `depth` steps and the
+    trace comes from a search without the reduction."""
+    return (f"a reduced search found the violation at depth {depth}; the trace is the shortest, from a search "
+            "without the reduction to that depth")
