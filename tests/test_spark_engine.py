@@ -101,6 +101,24 @@ def test_strong_isr_counterexamples_match_local(sc, variant, partitions):
     verify_trace(spark.violations["strong-isr"], model)
 
 
+@pytest.mark.parametrize("partitions", [1, 5])
+def test_a_reduced_search_on_spark_matches_the_local_one(sc, partitions):
+    """`--reduce` takes the same stubborn set in a state on every engine and at any partition
+    count: a reduced Spark search stores exactly the local reduced search's states."""
+    from checker.spark.engine import explore_spark
+
+    model = build_model("fetch", "kip320", ghost=True, replicas=3, max_crashes=1, log_size=1, max_records=1,
+                        max_epoch=1)
+    invariants = select("fetch", ["committed-survives"])
+    model.kernel.reduction = model.reduction([i.name for i in invariants])
+    local = explore(model, invariants, stop_at_first=False, symmetry=True)
+    same_results(explore_spark(sc, model, invariants, partitions=partitions, stop_at_first=False, symmetry=True),
+                 local)
+    full = build_model("fetch", "kip320", ghost=True, replicas=3, max_crashes=1, log_size=1, max_records=1,
+                       max_epoch=1)
+    assert local.distinct_states < explore(full, invariants, stop_at_first=False, symmetry=True).distinct_states
+
+
 def test_step_properties_match_local(sc):
     from checker.invariant import StepProperty
     from checker.spark.engine import explore_spark
