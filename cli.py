@@ -532,6 +532,7 @@ def resume():
 @click.option("--invariant", "invariant_names", multiple=True, metavar="NAME",
               help="invariant or witness to check (repeatable; default: every invariant of the model)")
 @report_options("keep each shortest counterexample here as <model>-<variant>-<invariant>.json")
+@reduce_option
 @coverage_option
 @junit_option
 @engine_options
@@ -567,6 +568,7 @@ def sweep_options(func):
 @click.option("--alternatives", is_flag=True,
               help="switch each rule to every other choice, not only to the one it replaced")
 @report_options("keep each rule set's shortest counterexample here as <model>-<rule set>-<invariant>.json")
+@reduce_option
 @junit_option
 @click.option("--symmetry/--no-symmetry", default=None,
               help="store one state per orbit under renaming replicas (default: on whenever the invariant allows it)")
@@ -604,6 +606,7 @@ def ablate():
               help="invariant or witness to check (repeatable; default for fetch: acked-survives and "
                    "committed-survives)")
 @report_options("keep each shortest loss here, named by variant, configuration and invariant")
+@reduce_option
 @coverage_option
 @junit_option
 @engine_options
@@ -656,6 +659,7 @@ def trace():
 @main.command()
 @click.argument("manifest_file", metavar="MANIFEST", type=NonEmptyPath(role=INPUT, path_type=Path))
 @junit_option
+@reduce_option
 @runs("verify:verify")
 def verify():
     """Check a manifest of known verdicts (TOML, [[expect]] entries: model, variant, rules,

@@ -9,6 +9,10 @@ shortest trace (`shortest_again`).
 
 from __future__ import annotations
 
+from typing import Callable
+
+import click
+
 from .kernel.reduction import NO_REDUCTION
 
 REDUCED = "stubborn sets: the counts are of the reduced state graph"
@@ -27,6 +31,35 @@ def reduce_search(model, properties) -> str | None:
 def unreduce(model) -> None:
     """Switch `model`'s search back to taking every enabled step."""
     model.kernel.reduction = NO_REDUCTION
+
+
+def explore_reduced(explore: Callable, model, properties, *, stop_at_first: bool, max_depth: int | None = None,
+                    **options):
+    """`explore(model, properties, ...)` (an engine's explore) reduced by stubborn sets where
+    `model` allows (else in full, saying why on stderr). When the reduced search finds a
+    violation (or reaches a witness), the model is searched again without the reduction to that
+    depth for the shortest traces: with `stop_at_first` that search's result is the answer, as
+    the full search would have given it; without, the reduced search's verdicts and counts stand
+    (it went to the end) with the full search's traces."""
+    why_not = reduce_search(model, properties)
+    if why_not is not None:
+        click.echo(f"--reduce: the search is not reduced: {why_not}", err=True)
+        return explore(model, properties, stop_at_first=stop_at_first, max_depth=max_depth, **options)
+    try:
+        result = explore(model, properties, stop_at_first=stop_at_first, max_depth=max_depth, **options)
+    finally:
+        unreduce(model)
+    if not result.violations:
+        result.reduction = REDUCED
+        return result
+    depth = max(len(trace) for trace in result.violations.values())
+    again = explore(model, properties, stop_at_first=stop_at_first, max_depth=depth, **options)
+    if stop_at_first:
+        again.reduction = shortest_again(depth)
+        return again
+    result.violations = {name: again.violations[name] for name in result.violations}
+    result.reduction = f"{REDUCED}; {shortest_again(depth)}"
+    return result
 
 
 def shortest_again(depth: int) -> str:

@@ -187,6 +187,8 @@ def comparison_table(results: list[CheckResult]) -> Table:
     first = results[0]
     bounds = bounds_text(first.bounds)
     reduced = ", symmetry reduction on: states counted per orbit" if first.symmetry else ""
+    if any(r.reduction for r in results):
+        reduced += "; stubborn sets on (--reduce): fewer states, the same verdicts and shortest traces"
     table = Table(title=f"{first.model} ({bounds}), engine {engine_words(results)}{reduced}", title_justify="left")
     table.add_column(_property_heading(first))
     for r in results:

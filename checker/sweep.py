@@ -6,6 +6,7 @@ from itertools import product
 from typing import Any, Callable, Sequence
 
 from .invariant import applies
+from .reduce import explore_reduced
 from .result import CheckResult
 
 
@@ -16,11 +17,16 @@ def configurations(choices: dict[str, Sequence[Any]]) -> list[dict[str, Any]]:
 
 
 def sweep(explore: Callable, models: list[tuple[dict[str, Any], Any]], invariants: Sequence,
-          on_level: Callable | None = None) -> list[tuple[dict[str, Any], CheckResult]]:
+          on_level: Callable | None = None, reduce: bool = False) -> list[tuple[dict[str, Any], CheckResult]]:
     """Explore each (configuration, model) pair (to the end, or until every property is
     decided: invariants violated, witnesses reached) and pair each configuration with its result.
     A property that does not apply to a configuration (an ISR invariant under a majority quorum)
-    is left out of its run: its cell reads 'n/a'."""
+    is left out of its run: its cell reads 'n/a'. With `reduce` each search is reduced by stubborn
+    sets where the model allows (`checker.reduce.explore_reduced`)."""
+    if reduce:
+        return [(config, explore_reduced(explore, model, [i for i in invariants if applies(i, model)],
+                                         stop_at_first=False, on_level=on_level))
+                for config, model in models]
     return [(config, explore(model, [i for i in invariants if applies(i, model)], stop_at_first=False,
                              on_level=on_level))
             for config, model in models]

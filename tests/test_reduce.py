@@ -11,6 +11,7 @@ full search's shortest trace. (tests/test_spark_engine.py runs it on Spark.)
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +87,45 @@ def test_check_reduce_refuses_a_checkpoint(tmp_path):
     result = run_cli("check", *BOUNDS, "--reduce", "--checkpoint-dir", str(tmp_path / "run"))
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1].startswith("Error: --reduce cannot be combined with --checkpoint")
+
+
+ABLATED = ["--model", "fetch", "--variant", "kip320", "--replicas", "2", "--max-crashes", "1", "--log-size", "1",
+           "--max-records", "2", "--flush", "async", "--invariant", "committed-survives", "--engine", "local", "--json"]
+
+
+def test_ablate_reduce_gives_the_same_table():
+    """Which rules committed-survives needs, reduced or not: the same verdict and the same
+    shortest counterexample length for every rule switched back."""
+    def rows(*extra):
+        result = run_cli("ablate", *ABLATED, *extra)
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        return data["engine"], [(r["variant"], r["verdict"], r["trace_length"]) for r in data["switches"]]
+
+    (full_engine, full), (reduced_engine, reduced) = rows(), rows("--reduce")
+    assert reduced == full
+    assert any(verdict == "violated" for _, verdict, _ in full)
+    assert "stubborn sets" in reduced_engine and "stubborn sets" not in full_engine
+
+
+def test_verify_reduce_meets_every_expectation_of_the_jira_stories():
+    """The Jira stories' verdicts and shortest trace lengths (facts from Kafka's history, in the
+    manifest) are what a reduced search finds too."""
+    result = run_cli("verify", str(Path(__file__).parents[1] / "examples" / "kafka-jira.toml"), "--reduce")
+    assert result.exit_code == 0, result.output
+    assert " 0 surprises " in result.stdout
+
+
+def test_compare_reduce_gives_every_variant_the_same_verdicts_and_trace_lengths():
+    args = ["compare", "--model", "fetch", "--variants", "hw,kip101,kip320", "--replicas", "2", "--max-crashes", "1",
+            "--log-size", "1", "--max-records", "2", "--flush", "async", "--engine", "local", "--json"]
+
+    def verdicts(*extra):
+        data = json.loads(run_cli(*args, *extra).stdout)
+        return {(v, name): (p["status"], p["trace_length"]) for v, r in data["variants"].items()
+                for name, p in r["invariants"].items()}, {v: r["reduction"] for v, r in data["variants"].items()}
+
+    (full, said), (reduced, reduced_said) = verdicts(), verdicts("--reduce")
+    assert reduced == full
+    assert any(status == "violated" for status, _ in full.values())
+    assert set(said.values()) == {None} and None not in reduced_said.values()

@@ -24,7 +24,8 @@ from .errors import UserError
 
 
 def ablate(model_name, variant, rules, invariant_name, minimal, base, alternatives, trace_dir, render_format, as_json,
-           as_markdown, engine, master, symmetry, junit=None, work_dir=None, memory_budget=None, **bounds):
+           as_markdown, engine, master, symmetry, junit=None, work_dir=None, memory_budget=None, reduce=False,
+           **bounds):
     """`replcheck ablate` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -54,7 +55,7 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
             build_model(model_name, name, **parameters)
         except ModelError as exc:
             raise UserError(f"{name}: {exc}") from None
-        return Job(model_name, name, parameters, prop.name, symmetric)
+        return Job(model_name, name, parameters, prop.name, symmetric, reduce)
 
     def replays(trace_doc, name: str) -> int | None:
         other = build_model(model_name, name, ghost=prop.needs_ghost, **parameters)
@@ -94,6 +95,8 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
                         render_or_fail(Path(path), render_format, default_output(Path(path), render_format, "lanes"))
     engine_text = engine if engine == "local" else (f"spark ({master or 'local[*]'}, one search a task; "
                                                         f"a search past {ONE_TASK:,} states on every task)")
+    if reduce:
+        engine_text += ", each search reduced by stubborn sets (--reduce): the same verdicts and shortest traces"
     if as_json:
         data = (ablation_json(model, prop, engine_text, base=base_set.name, rules=rule_names, trials=trials, files=files)
                 if minimal else ablation_json(model, prop, engine_text, mine, rows, files=files))
@@ -104,6 +107,8 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
             click.echo(line)
     else:
         _print(one_at_a_time_table(model, prop, mine, rows, files, as_markdown), as_markdown)
+    if reduce and not as_json:
+        click.echo("searched with stubborn sets (--reduce): the same verdicts and shortest traces, fewer states")
     write_junit(junit, [ablation_suite(model, prop, searched, traces, files)])
 
 

@@ -15,7 +15,7 @@ from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot
 from checker.coverage_report import coverage_tables, warning_lines
-from checker.reduce import REDUCED, reduce_search, shortest_again, unreduce
+from checker.reduce import explore_reduced
 from checker.report import action_table, property_tables, result_to_json, summary_table
 from invariants.registry import select
 from model.params import ModelError
@@ -122,24 +122,13 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
     depth, for the shortest trace."""
     label = f"{model.name} {model.variant or ''}".strip()
     count_guards([model], show_coverage or coverage_html is not None)
-    why_not = reduce_search(model, invariants) if reduce else None
-    if why_not is not None:
-        click.echo(f"--reduce: the search is not reduced: {why_not}", err=True)
-
-    def explored(depth):
-        with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
-                    as_json, progress_file) as (explore, on_level):
-            return explore(model, invariants, stop_at_first=stop_at_first, max_depth=depth, on_level=on_level)
-
-    result = explored(max_depth)
-    if reduce and why_not is None:
-        if result.violations:
-            depth = max(len(trace.steps) for trace in result.violations.values())
-            unreduce(model)
-            result = explored(depth)
-            result.reduction = shortest_again(depth)
+    with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
+                as_json, progress_file) as (explore, on_level):
+        if reduce:
+            result = explore_reduced(explore, model, invariants, stop_at_first=stop_at_first, max_depth=max_depth,
+                                     on_level=on_level)
         else:
-            result.reduction = REDUCED
+            result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
 
     trace_files, unsaved = {}, None
     try:  # a trace that cannot be written must not cost the verdict: it is printed first

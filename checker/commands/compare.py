@@ -21,7 +21,8 @@ from .search import search
 
 
 def compare(model_name, variants, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
-            partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, show_coverage=False, **bounds):
+            partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, show_coverage=False, reduce=False,
+            **bounds):
     """`replcheck compare` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -51,7 +52,7 @@ def compare(model_name, variants, rules, invariant_names, trace_dir, render_form
     count_guards(models.values(), show_coverage)
     with search(engine, master, partitions, work_dir, memory_budget, model_name, models.values(), symmetric,
                 progress_file=progress_file) as (explore, on_level):
-        results = compare_variants(explore, models, invariants, on_level)
+        results = compare_variants(explore, models, invariants, on_level, reduce)
 
     trace_files, pictures = {}, {}
     if trace_dir is not None:

@@ -23,7 +23,7 @@ from .search import search
 
 def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render_format, as_json, as_markdown, engine, master,
                   partitions, work_dir, memory_budget, progress_file, symmetry, junit=None, show_coverage=False,
-                  **settings):
+                  reduce=False, **settings):
     """`replcheck sweep` (cli.py declares its options and help)."""
     kind = MODELS.get(model_name)
     if kind is None:
@@ -52,7 +52,7 @@ def sweep_command(model_name, variant, rules, invariant_names, trace_dir, render
     count_guards(models, show_coverage)
     with search(engine, master, partitions, work_dir, memory_budget, f"{model_name} sweep", models, symmetric,
                 progress_file=progress_file) as (explore, on_level):
-        runs = sweep(explore, list(zip(configs, models)), invariants, on_level)
+        runs = sweep(explore, list(zip(configs, models)), invariants, on_level, reduce)
     kept = []  # each run's saved traces, for the JUnit report
     if trace_dir is not None:
         for (config, result), model in zip(runs, models):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from rich.table import Table
@@ -11,6 +12,7 @@ from rich.text import Text
 
 from checker.ci import junit as junit_xml
 from checker.ci import manifest
+from checker.reduce import explore_reduced
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
 from traces.text import one_line
@@ -19,7 +21,7 @@ from .errors import EXIT_VIOLATED, UserError
 from .search import search
 
 
-def verify(manifest_file, junit):
+def verify(manifest_file, junit, reduce=False):
     """`replcheck verify` (cli.py declares its options and help)."""
     try:
         groups = manifest.load(manifest_file)
@@ -28,8 +30,9 @@ def verify(manifest_file, junit):
     started = time.monotonic()
     label = f"verify {manifest_file}"
     with search("local", None, None, None, None, label, [g.model for g in groups]) as (explore, on_level):
-        results = [explore(g.model, g.properties, stop_at_first=False, on_level=on_level,
-                           symmetry=choose_symmetry([g.model], g.properties, None)[0]) for g in groups]
+        run = partial(explore_reduced, explore) if reduce else explore
+        results = [run(g.model, g.properties, stop_at_first=False, on_level=on_level,
+                       symmetry=choose_symmetry([g.model], g.properties, None)[0]) for g in groups]
     answered = sorted(((e, result, result.seconds / len(g.expectations), audited(g.model, result, e))
                        for g, result in zip(groups, results) for e in g.expectations), key=lambda row: row[0].number)
     elapsed = time.monotonic() - started

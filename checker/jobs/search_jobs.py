@@ -28,13 +28,15 @@ distributed search: about 1 GB of one worker's memory, a few minutes of one core
 
 class Job(NamedTuple):
     """One search: `prop` (an invariant or step property of `model`) under the rule set
-    `variant` at `bounds`, with or without symmetry reduction."""
+    `variant` at `bounds`, with or without symmetry reduction, and with or without stubborn
+    sets (`reduce`, `checker.reduce`)."""
 
     model: str
     variant: str
     bounds: dict
     prop: str
     symmetry: bool
+    reduce: bool = False
 
 
 class Outcome(NamedTuple):
@@ -66,7 +68,14 @@ def run_job(job: Job, on_level=None, explore=None) -> Outcome:
     (prop,) = select(job.model, [job.prop])
     model = build_model(job.model, job.variant, ghost=prop.needs_ghost, **job.bounds)
     started = time.monotonic()
-    result = (explore or explore_here)(model, [prop], stop_at_first=True, symmetry=job.symmetry, on_level=on_level)
+    if job.reduce:
+        from checker.reduce import explore_reduced
+
+        result = explore_reduced(explore or explore_here, model, [prop], stop_at_first=True, symmetry=job.symmetry,
+                                 on_level=on_level)
+    else:
+        result = (explore or explore_here)(model, [prop], stop_at_first=True, symmetry=job.symmetry,
+                                           on_level=on_level)
     trace = result.violations.get(prop.name)
     return Outcome(model.variant, trace is not None, result.distinct_states, result.depth,
                    time.monotonic() - started, trace_to_json(trace, model) if trace is not None else None)
