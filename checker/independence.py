@@ -38,6 +38,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from .kernel.jit import python_of
 from .kernel.steps import action_code
 
 Cell = tuple
@@ -141,4 +142,4 @@ def _padded(condition: tuple) -> tuple:
 
 def _code(fields: tuple) -> int:
     """The action code of (kind, arguments...), missing arguments being 0."""
-    return action_code.py_func(*fields, *(0,) * (4 - len(fields)))
+    return python_of(action_code)(*fields, *(0,) * (4 - len(fields)))

@@ -91,3 +91,9 @@ def kernel(function):
     dispatcher = njit(cache=True, nogil=True)(function)
     dispatcher.__class__ = _Dispatcher
     return dispatcher
+
+
+def python_of(function):
+    """The plain Python code of kernel `function` (itself where the kernels run as Python,
+    `checker.interpreted`): for the few places that ask a rule's configuration outside a search."""
+    return getattr(function, "py_func", function)

@@ -63,10 +63,10 @@ def stubborn(s, lay, acts, rank, n, red, ws, keep):
     reduced search takes: those of the smallest strong stubborn set found (`checker.kernel.reduction`),
     or all of them. Each enabled action seeds a set, in code order; the set is closed under
     dependence for its enabled actions and, for a disabled one, under the enablers of its false
-    condition with the fewest enablers (else its enablers); a set holding an enabled action
-    that is visible to a checked property, or of a kind every cycle takes, or as many enabled
-    actions as the best so far, is given up. The first smallest set wins: the same on every
-    engine. Returns how many successors are kept."""
+    condition with the fewest enablers (else its enablers); a set holding an enabled action of a
+    kind every cycle takes, or as many enabled actions as the best so far, or no enabled action
+    invisible to the checked properties (its key action, docs/reduction.md), is given up. The
+    first smallest set wins: the same on every engine. Returns how many successors are kept."""
     for j in range(n):
         keep[j] = True
     if not red.on or n < 2:
@@ -89,13 +89,14 @@ def stubborn(s, lay, acts, rank, n, red, ws, keep):
         tag = stamps[1]
         work[0] = seed
         mark[seed] = tag
-        length, head, count, ok = 1, 0, 0, True
+        length, head, count, invisible, ok = 1, 0, 0, 0, True
         while head < length:
             t = work[head]
             head += 1
             if slot[t] >= 0:
                 count += 1
-                if red.visible[t] or red.closing[t] or count >= best_size:
+                invisible += not red.visible[t]
+                if red.closing[t] or count >= best_size:
                     ok = False
                     break
                 lo, hi, targets = red.dep_ptr[t], red.dep_ptr[t + 1], red.dep_idx
@@ -120,7 +121,7 @@ def stubborn(s, lay, acts, rank, n, red, ws, keep):
                     mark[u] = tag
                     work[length] = u
                     length += 1
-        if ok:
+        if ok and invisible:
             best_size, best_len = count, 0
             for q in range(length):
                 if slot[work[q]] >= 0:

@@ -28,6 +28,7 @@ are not described: `EVERYTHING` (no reduction while they can happen).
 from __future__ import annotations
 
 from checker.independence import EVERYTHING, Footprint, footprint
+from checker.kernel.jit import python_of
 
 from .kinds import (ACTION_KINDS, BECOME_FOLLOWER, BECOME_LEADER, CHECKPOINT_HW, CLEAN_SHUTDOWN, CONTROLLED_SHUTDOWN,
                     CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, CRASH, FENCE_LIVE_BROKER, FLUSH,
@@ -61,11 +62,11 @@ def _controller(lay) -> tuple[list, list]:
     everyone = range(lay.replicas)
     reads = [CONTROLLER, CRASHES, *cells("registration", everyone)]
     writes = [CONTROLLER]
-    if isr_change_keeps_leader_epoch.py_func(lay):
+    if python_of(isr_change_keeps_leader_epoch)(lay):
         reads += [*cells("role", everyone), *cells("inbox", everyone), *cells("isr", everyone),
                   *cells("remote", everyone), *cells("log", everyone), *cells("hw", everyone)]
         writes += [*cells("inbox", everyone), *cells("isr", everyone), *cells("hw", everyone)]
-    if broker_epochs.py_func(lay):
+    if python_of(broker_epochs)(lay):
         writes += cells("remote", everyone)
     return reads, writes
 
@@ -94,9 +95,9 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
     after = [*everyone, NO_LEADER]
     steps: dict[tuple, Footprint] = {}
     controller_reads, controller_writes = _controller(lay)
-    in_fetch = expands_in_fetch.py_func(lay)
-    isr_quorum = not majority_quorum.py_func(lay)
-    bumps = shrink_bumps_leader_epoch.py_func(lay)
+    in_fetch = python_of(expands_in_fetch)(lay)
+    isr_quorum = not python_of(majority_quorum)(lay)
+    bumps = python_of(shrink_bumps_leader_epoch)(lay)
     handling_registers = bool(lay.max_fencings or lay.controlled_shutdown)
     for r in everyone:
         if not lay.retries:
@@ -132,7 +133,7 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
         down_reads, down_writes = _going_down(n, r)
         steps[CRASH, r] = footprint(guard=[("alive", r)], budgets=[CRASHES], reads=down_reads, writes=down_writes,
                                     needs=[(CRASHES_LEFT,), (UP, r)])
-        if eligible_leaders.py_func(lay):
+        if python_of(eligible_leaders)(lay):
             steps[CLEAN_SHUTDOWN, r] = footprint(guard=[("alive", r)], budgets=[CRASHES], reads=down_reads,
                                                  writes=down_writes, needs=[(CRASHES_LEFT,), (UP, r)])
         steps[RESTART, r] = footprint(guard=[("alive", r)], reads=[("checkpoint", r), ("log", r)],
@@ -169,8 +170,8 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
                 writes=[("log", r), ("remote", r), ("role", r), ("isr", r), ("fetch", r), ("hw", r), *handled])
             for ldr in everyone:
                 asked = []
-                if asks_leader.py_func(lay):
-                    asked = [(UP, ldr), (LEADS_EPOCH, ldr, e) if fenced.py_func(lay) else (LEADS, ldr)]
+                if python_of(asks_leader)(lay):
+                    asked = [(UP, ldr), (LEADS_EPOCH, ldr, e) if python_of(fenced)(lay) else (LEADS, ldr)]
                 steps[BECOME_FOLLOWER, r, ldr, e] = footprint(
                     guard=[("inbox", r), ("alive", ldr), ("role", ldr)],
                     needs=[(UP, r), (NEWER_EPOCH, r, e), (REQUEST_FOR, r, e, ldr), *asked],
@@ -201,9 +202,10 @@ def condition_enablers(lay, steps) -> dict[tuple, list[tuple]]:
     restarts = lambda r: [*kinds(RESTART, r), *kinds(RESTART_EMPTY, r)]  # noqa: E731
     everyone_stops = [k for r in everyone for k in stops(r)]
     controller = [k for k in steps if k[0] in CONTROLLER_STEPS]
-    keeps_epoch = isr_change_keeps_leader_epoch.py_func(lay)
-    in_fetch = expands_in_fetch.py_func(lay)
-    bumps = shrink_bumps_leader_epoch.py_func(lay)
+    keeps_epoch = python_of(isr_change_keeps_leader_epoch)(lay)
+    in_fetch = python_of(expands_in_fetch)(lay)
+    bumps = python_of(shrink_bumps_leader_epoch)(lay)
+    new_broker_epochs = python_of(broker_epochs)(lay)
     table = {(CRASHES_LEFT,): [], (DISK_LOSSES_LEFT,): [], (FENCINGS_LEFT,): [], (RECORDS_LEFT,): [],
              (NO_BOUNCE,): [*kinds(CONTROLLER_NOTICE_FAILURE), *everyone_stops]}
     for r in everyone:
@@ -237,8 +239,7 @@ def condition_enablers(lay, steps) -> dict[tuple, list[tuple]]:
             table[OUTSIDE, r, f] = [*isr_writers, *kinds(LEADER_SHRINK_ISR, r, f), *stops(r)]
             table[BEHIND, r, f] = [*kinds(PRODUCER_WRITE, r), *kinds(LEADER_SERVE_FETCH, r, f),
                                    *kinds(BECOME_LEADER, r), *stops(r), *kinds(LEADER_SHRINK_ISR, r, f),
-                                   *kinds(FOLLOWER_APPLY_RESPONSE, r), *(controller if broker_epochs.py_func(lay)
-                                                                          else [])]
+                                   *kinds(FOLLOWER_APPLY_RESPONSE, r), *(controller if new_broker_epochs else [])]
     return table
 
 
@@ -283,5 +284,5 @@ def changed_by(lay, names) -> dict[str, frozenset]:
     unseen = {name: UNSEEN_BY_LEADERS if name in ABOUT_THE_LEADER else UNSEEN
               for name in [*(inv.name for inv in STATE_INVARIANTS), *(prop.name for prop in STEP_PROPERTIES)]}
     unseen["committed-survives"] = UNSEEN_BY_LEADERS | KEEPS_COMMITTED - (
-        {LEADER_SHRINK_ISR} if shrink_bumps_leader_epoch.py_func(lay) else set())
+        {LEADER_SHRINK_ISR} if python_of(shrink_bumps_leader_epoch)(lay) else set())
     return {name: kinds - unseen[name] for name in names}
