@@ -405,7 +405,7 @@ def reduce_option(func):
     return click.option("--reduce", is_flag=True,
                         help="explore one order of the steps that commute (stubborn sets): the same verdicts on "
                              "fewer states; a violation found is searched again without it for the shortest trace "
-                             "(fetch's state invariants; see docs/reduction.md)")(func)
+                             "(the fetch model; see docs/reduction.md)")(func)
 
 
 @main.command()

@@ -220,7 +220,8 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 while k > 0 and acts[rank[k - 1]] > acts[rank[k]]:
                     rank[k - 1], rank[k] = rank[k], rank[k - 1]
                     k -= 1
-            stubborn(s, lay, acts, rank, n, red, ws, keep)
+            if red.on:
+                stubborn(s, lay, acts, rank, n, red, ws, keep)
             last_kind, last_actor = -1, -1
             for jj in range(n):
                 j = rank[jj]
@@ -232,7 +233,7 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
                 elif actor != last_actor:
                     enabled[kind, actor] += 1
                 last_kind, last_actor = kind, actor
-                if not keep[j]:
+                if red.on and not keep[j]:
                     continue
                 fired[kind, actor] += 1
                 row = buf[j]
