@@ -47,7 +47,7 @@ def result_to_json(result: CheckResult, trace_files: dict[str, str], coverage: b
         "bounds": result.bounds,
         "engine": result.engine,
         "engine_options": result.engine_options,
-        "reduction": result.reduction or None,
+        **({"reduction": result.reduction} if result.reduction else {}),
         "complete": result.complete,
         "symmetry": result.symmetry,
         "distinct_states": result.distinct_states,
