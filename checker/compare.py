@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from .invariant import applies
-from .reduce import explore_reduced
+from .reduce import reducing
 from .result import CheckResult
 
 
@@ -18,8 +18,6 @@ def compare_variants(explore: Callable, models: Mapping[str, Any], invariants: S
     checked for the properties that apply to it (`checker.invariant.applies`); the others are
     'n/a' in its result. With `reduce` each search is reduced by stubborn sets where the model
     allows (`checker.reduce.explore_reduced`: the verdicts are the same, the traces the shortest)."""
-    if reduce:
-        return [explore_reduced(explore, model, [i for i in invariants if applies(i, model)], stop_at_first=False,
-                                on_level=on_level) for model in models.values()]
+    explore = reducing(explore, reduce)
     return [explore(model, [i for i in invariants if applies(i, model)], stop_at_first=False, on_level=on_level)
             for model in models.values()]

@@ -9,6 +9,7 @@ shortest trace (`shortest_again`).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import click
@@ -60,6 +61,11 @@ def explore_reduced(explore: Callable, model, properties, *, stop_at_first: bool
     result.violations = {name: again.violations[name] for name in result.violations}
     result.reduction = f"{REDUCED}; {shortest_again(depth)}"
     return result
+
+
+def reducing(explore: Callable, reduce: bool) -> Callable:
+    """The engine's `explore`, reduced by stubborn sets (`explore_reduced`) when `reduce`."""
+    return partial(explore_reduced, explore) if reduce else explore
 
 
 def shortest_again(depth: int) -> str:

@@ -6,7 +6,7 @@ from itertools import product
 from typing import Any, Callable, Sequence
 
 from .invariant import applies
-from .reduce import explore_reduced
+from .reduce import reducing
 from .result import CheckResult
 
 
@@ -23,10 +23,7 @@ def sweep(explore: Callable, models: list[tuple[dict[str, Any], Any]], invariant
     A property that does not apply to a configuration (an ISR invariant under a majority quorum)
     is left out of its run: its cell reads 'n/a'. With `reduce` each search is reduced by stubborn
     sets where the model allows (`checker.reduce.explore_reduced`)."""
-    if reduce:
-        return [(config, explore_reduced(explore, model, [i for i in invariants if applies(i, model)],
-                                         stop_at_first=False, on_level=on_level))
-                for config, model in models]
+    explore = reducing(explore, reduce)
     return [(config, explore(model, [i for i in invariants if applies(i, model)], stop_at_first=False,
                              on_level=on_level))
             for config, model in models]

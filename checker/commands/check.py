@@ -15,7 +15,7 @@ from checker.checkpoint.identity import CheckpointError, RunIdentity
 from checker.checkpoint.saver import Saver
 from checker.checkpoint.snapshot import read_snapshot
 from checker.coverage_report import coverage_tables, warning_lines
-from checker.reduce import explore_reduced
+from checker.reduce import reducing
 from checker.report import action_table, property_tables, result_to_json, summary_table
 from invariants.registry import select
 from model.params import ModelError
@@ -124,11 +124,8 @@ def run_check(model, invariants, symmetric: bool, stop_at_first: bool, max_depth
     count_guards([model], show_coverage or coverage_html is not None)
     with search(engine, master, partitions, work_dir, memory_budget, label, [model], symmetric, invariants, saver,
                 as_json, progress_file) as (explore, on_level):
-        if reduce:
-            result = explore_reduced(explore, model, invariants, stop_at_first=stop_at_first, max_depth=max_depth,
-                                     on_level=on_level)
-        else:
-            result = explore(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth, on_level=on_level)
+        result = reducing(explore, reduce)(model, invariants, stop_at_first=stop_at_first, max_depth=max_depth,
+                                           on_level=on_level)
 
     trace_files, unsaved = {}, None
     try:  # a trace that cannot be written must not cost the verdict: it is printed first

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 from rich.table import Table
@@ -12,7 +11,7 @@ from rich.text import Text
 
 from checker.ci import junit as junit_xml
 from checker.ci import manifest
-from checker.reduce import explore_reduced
+from checker.reduce import reducing
 from checker.report import bounds_text
 from checker.symmetry_choice import choose_symmetry
 from traces.text import one_line
@@ -30,7 +29,7 @@ def verify(manifest_file, junit, reduce=False):
     started = time.monotonic()
     label = f"verify {manifest_file}"
     with search("local", None, None, None, None, label, [g.model for g in groups]) as (explore, on_level):
-        run = partial(explore_reduced, explore) if reduce else explore
+        run = reducing(explore, reduce)
         results = [run(g.model, g.properties, stop_at_first=False, on_level=on_level,
                        symmetry=choose_symmetry([g.model], g.properties, None)[0]) for g in groups]
     answered = sorted(((e, result, result.seconds / len(g.expectations), audited(g.model, result, e))

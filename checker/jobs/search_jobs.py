@@ -61,6 +61,7 @@ def run_job(job: Job, on_level=None, explore=None) -> Outcome:
     `explore` (default: the local engine's; `on_level(stats, frontier)` is called after each
     level: a progress line)."""
     from checker.local import explore as explore_here
+    from checker.reduce import reducing
     from invariants.registry import select
     from model.registry import build_model
     from traces.store import trace_to_json
@@ -68,14 +69,8 @@ def run_job(job: Job, on_level=None, explore=None) -> Outcome:
     (prop,) = select(job.model, [job.prop])
     model = build_model(job.model, job.variant, ghost=prop.needs_ghost, **job.bounds)
     started = time.monotonic()
-    if job.reduce:
-        from checker.reduce import explore_reduced
-
-        result = explore_reduced(explore or explore_here, model, [prop], stop_at_first=True, symmetry=job.symmetry,
-                                 on_level=on_level)
-    else:
-        result = (explore or explore_here)(model, [prop], stop_at_first=True, symmetry=job.symmetry,
-                                           on_level=on_level)
+    result = reducing(explore or explore_here, job.reduce)(model, [prop], stop_at_first=True, symmetry=job.symmetry,
+                                                           on_level=on_level)
     trace = result.violations.get(prop.name)
     return Outcome(model.variant, trace is not None, result.distinct_states, result.depth,
                    time.monotonic() - started, trace_to_json(trace, model) if trace is not None else None)
