@@ -17,6 +17,7 @@ from checker.kernel.jit import kernel
 from checker.kernel.symmetry import compare_prefix, row_less
 from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
+from checker.kernel.reduction import WORD, count_actions
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, home, table_of
 from MODEL_KERNEL import broken_steps, condition_holds, milestone, permute  # MODEL
@@ -58,84 +59,109 @@ def canonical(row, lay, perms, best, scratch):
 
 
 @kernel
+def first_open(chosen, closed, enabled, want_enabled):
+    """The first action of set `chosen` not yet `closed` over that is enabled (or, with
+    `want_enabled` false, disabled); -1 when there is none."""
+    for v in range(chosen.shape[0]):
+        pick = enabled[v] if want_enabled else ~enabled[v]
+        open_ = chosen[v] & pick & ~closed[v]
+        if open_:
+            return v * WORD + count_actions((open_ & -open_) - 1)
+    return -1
+
+
+@kernel
+def close_over(s, lay, red, chosen, closed, enabled, tried, best_size, cmark, cval, mark):
+    """Close the set of actions `chosen` (at state s, whose enabled actions are `enabled`): add
+    the actions dependent on each enabled member and, for each disabled member, the enablers of
+    its false condition with the fewest enablers (its enablers where `condition_holds` finds none
+    false; conditions are evaluated once per state, marked `mark` in cmark/cval). Enabled
+    members are closed over first: their dependents decide most sets. Returns how many enabled
+    actions the closed set holds, or -1 as soon as it is given up: it holds an enabled action of a
+    kind every cycle takes, or one `tried` before as a seed (it then holds that seed's whole set,
+    which was given up or no smaller than the best), or `best_size` enabled actions."""
+    count = 0
+    for v in range(chosen.shape[0]):
+        taken = chosen[v] & enabled[v]
+        if taken & (red.closing[v] | tried[v]):
+            return -1
+        count += count_actions(taken)
+    while count < best_size:
+        t = first_open(chosen, closed, enabled, True)
+        if t < 0:
+            t = first_open(chosen, closed, enabled, False)
+            if t < 0:
+                return count
+        closed[t // WORD] |= 1 << (t % WORD)
+        if (enabled[t // WORD] >> (t % WORD)) & 1:
+            adds = red.dependent[t]
+        else:
+            pick, fewest = -1, 1 << 62
+            for q in range(red.needs_ptr[t], red.needs_ptr[t + 1]):
+                k = red.needs_idx[q]
+                if cmark[k] != mark:
+                    cond = red.conditions[k]
+                    cval[k] = condition_holds(s, lay, cond[0], cond[1], cond[2], cond[3])
+                    cmark[k] = mark
+                if not cval[k] and red.condition_sizes[k] < fewest:
+                    pick, fewest = k, red.condition_sizes[k]
+            adds = red.condition_enablers[pick] if pick >= 0 else red.enablers[t]
+        for v in range(chosen.shape[0]):
+            new = adds[v] & ~chosen[v]
+            if new:
+                chosen[v] |= new
+                taken = new & enabled[v]
+                if taken & (red.closing[v] | tried[v]):
+                    return -1
+                count += count_actions(taken)
+    return -1
+
+
+@kernel
 def stubborn(s, lay, acts, rank, n, red, ws, keep):
     """Mark in keep[0:n] the successors of s (actions acts, in code order by `rank`) that a
     reduced search takes: those of the smallest strong stubborn set found (`checker.kernel.reduction`),
-    or all of them. Each enabled action seeds a set, in code order; the set is closed under
-    dependence for its enabled actions and, for a disabled one, under the enablers of its false
-    condition with the fewest enablers (else its enablers); a set holding an enabled action of a
-    kind every cycle takes, or as many enabled actions as the best so far, or no enabled action
-    invisible to the checked properties (its key action, docs/reduction.md), is given up. The
-    first smallest set wins: the same on every engine. Returns how many successors are kept."""
+    or all of them. Each enabled action seeds a set, in code order, closed by `close_over`; a set
+    it gives up, or one without an enabled action invisible to the checked properties (its key
+    action, docs/reduction.md), is not taken. The first smallest set wins: the same on every
+    engine. Returns how many successors are kept."""
     for j in range(n):
         keep[j] = True
     if not red.on or n < 2:
         return n
-    slot, mark, work, best, cmark, cval, stamps = ws
-    codes = red.codes
+    sets, cmark, cval, stamp = ws
+    enabled, chosen, closed, best, tried = sets[0], sets[1], sets[2], sets[3], sets[4]
+    codes, words = red.codes, sets.shape[1]
+    for w in range(words):
+        enabled[w], tried[w] = 0, 0
     for j in range(n):
         i = np.searchsorted(codes, acts[j])
         if i >= codes.shape[0] or codes[i] != acts[j]:  # a step not declared: no reduction here
-            for jj in range(j):
-                slot[np.searchsorted(codes, acts[jj])] = -1
             return n
-        slot[i] = j
-    stamps[0] += 1
-    state_mark = stamps[0]
-    best_size, best_len = n, 0
+        enabled[i // WORD] |= 1 << (i % WORD)
+    stamp[0] += 1
+    best_size = n
     for jj in range(n):
         seed = np.searchsorted(codes, acts[rank[jj]])
-        stamps[1] += 1
-        tag = stamps[1]
-        work[0] = seed
-        mark[seed] = tag
-        length, head, count, invisible, ok = 1, 0, 0, 0, True
-        while head < length:
-            t = work[head]
-            head += 1
-            if slot[t] >= 0:
-                count += 1
-                invisible += not red.visible[t]
-                if red.closing[t] or count >= best_size:
-                    ok = False
-                    break
-                lo, hi, targets = red.dep_ptr[t], red.dep_ptr[t + 1], red.dep_idx
-            else:
-                chosen, fewest = -1, 1 << 62
-                for q in range(red.needs_ptr[t], red.needs_ptr[t + 1]):
-                    k = red.needs_idx[q]
-                    if cmark[k] != state_mark:
-                        cond = red.conditions[k]
-                        cval[k] = condition_holds(s, lay, cond[0], cond[1], cond[2], cond[3])
-                        cmark[k] = state_mark
-                    size = red.cen_ptr[k + 1] - red.cen_ptr[k]
-                    if not cval[k] and size < fewest:
-                        chosen, fewest = k, size
-                if chosen >= 0:
-                    lo, hi, targets = red.cen_ptr[chosen], red.cen_ptr[chosen + 1], red.cen_idx
-                else:
-                    lo, hi, targets = red.nes_ptr[t], red.nes_ptr[t + 1], red.nes_idx
-            for q in range(lo, hi):
-                u = targets[q]
-                if mark[u] != tag:
-                    mark[u] = tag
-                    work[length] = u
-                    length += 1
-        if ok and invisible:
-            best_size, best_len = count, 0
-            for q in range(length):
-                if slot[work[q]] >= 0:
-                    best[best_len] = work[q]
-                    best_len += 1
+        for w in range(words):
+            chosen[w], closed[w] = 0, 0
+        chosen[seed // WORD] = 1 << (seed % WORD)
+        size = close_over(s, lay, red, chosen, closed, enabled, tried, best_size, cmark, cval, stamp[0])
+        key = False
+        for w in range(words):
+            key |= (chosen[w] & enabled[w] & red.invisible[w]) != 0
+        if size < 0 or key:  # a set that takes this seed from now on is given up too
+            tried[seed // WORD] |= 1 << (seed % WORD)
+        if size >= 0 and key:
+            best_size = size
+            for w in range(words):
+                best[w] = chosen[w] & enabled[w]
             if best_size == 1:
                 break
     if best_size < n:
         for j in range(n):
-            keep[j] = False
-        for q in range(best_len):
-            keep[slot[best[q]]] = True
-    for j in range(n):
-        slot[np.searchsorted(codes, acts[j])] = -1
+            i = np.searchsorted(codes, acts[j])
+            keep[j] = (best[i // WORD] >> (i % WORD)) & 1 == 1
     return best_size
 
 
