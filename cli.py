@@ -254,7 +254,7 @@ def engine_options(func):
 
 
 def spark_options(func):
-    """--engine, --master, --partitions, --work-dir, and --progress."""
+    """--engine, --threads, --master, --partitions, --work-dir, and --progress."""
     func = click.option("--progress", "progress_file",
                         type=NonEmptyPath(role=OUTPUT, kind="progress log", path_type=Path),
                         default=None, metavar="FILE",
@@ -274,8 +274,22 @@ def spark_options(func):
                         help="spark: master URL (local[N], spark://host:7077, yarn, k8s://...); default: the "
                              f"embedded local[*], where a search that ends within {SMALL:,} states runs in the "
                              "driver process and Spark is not started (give --master to always use Spark)")(func)
+    func = click.option("--threads", type=click.IntRange(1, 1024), default=None, expose_value=False,
+                        callback=_use_threads,
+                        help="local: threads that expand each BFS level side by side (default: one per core this "
+                             "process may use); every count finds the same states and traces")(func)
     return click.option("--engine", type=click.Choice(ENGINES), default="spark", show_default=True,
-                        help="spark (PySpark, embedded local[*] by default) or local (one Python process)")(func)
+                        help="spark (PySpark, embedded local[*] by default) or local (one Python process, "
+                             "--threads threads)")(func)
+
+
+def _use_threads(ctx, param, value):
+    """--threads: the local engine's threads for this process (`checker.kernel.expansion.use_threads`)."""
+    if value is not None:
+        from checker.kernel.expansion import use_threads
+
+        use_threads(value)
+    return value
 
 
 def rule_option(func):

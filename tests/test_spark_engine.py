@@ -25,6 +25,7 @@ from conftest import VARIANTS, run_cli
 from invariants.registry import invariants_for, select
 from model.registry import build_model
 from interrupting import PATIENCE, started, until, wait_for
+from results_match import same_results
 from spark_processes import spark_processes, tagged_run
 from traces.replay import verify_trace
 
@@ -45,19 +46,6 @@ def sc():
 
     with spark_context("local[2]", 2) as context:
         yield context
-
-
-def same_results(spark, local):
-    assert spark.distinct_states == local.distinct_states
-    assert spark.generated_states == local.generated_states
-    assert spark.depth == local.depth
-    assert spark.complete == local.complete
-    assert spark.actions == local.actions
-    assert spark.coverage.to_json() == local.coverage.to_json()  # per kind and replica, first depths
-    assert [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in spark.levels] == \
-        [(lv.depth, lv.new_states, lv.generated, lv.distinct_total) for lv in local.levels]
-    assert {i: spark.verdict(i) for i in spark.invariants} == {i: local.verdict(i) for i in local.invariants}
-    assert spark.violations == local.violations  # same shortest traces, state by state
 
 
 @pytest.mark.parametrize("variant, partitions", [*((v, 3) for v in VARIANTS), ("hw", 8)])

@@ -77,12 +77,15 @@ def run_job(job: Job, on_level=None, explore=None) -> Outcome:
 
 
 def run_in_one_task(job: Job, limit: int = ONE_TASK) -> Outcome | None:
-    """The job searched in this (Spark worker) process, or None when it passed `limit`
-    distinct states."""
+    """The job searched in this (Spark worker) process, on one thread (a task holds one core),
+    or None when it passed `limit` distinct states."""
+    from checker.kernel.expansion import use_threads
+
     def watch(stats, frontier):
         if stats.distinct_total > limit:
             raise _Outgrown
 
+    use_threads(1)
     try:
         return run_job(job, watch)
     except _Outgrown:

@@ -7,6 +7,8 @@ new state with its parent, action code and violated invariants.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -46,13 +48,74 @@ class Expansion(NamedTuple):
     visited: VisitedSet
 
 
+def usable_cores() -> int:
+    """How many cores this process may run on (its CPU affinity, where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+_threads: list[int | None] = [None]
+
+
+def use_threads(count: int | None) -> None:
+    """Expand each level of this process's local searches on `count` threads (None: one per
+    usable core). The states found, their order and every result are the same at any count."""
+    _threads[0] = count
+
+
+def local_threads() -> int:
+    """How many threads a local search expands each level on (`use_threads`)."""
+    return _threads[0] or usable_cores()
+
+
+NO_SET = np.zeros((0, 4), np.int64)
+"""The `seen` of a search loop that looks only in the set it adds to (`search_template.expand`)."""
+SPLIT_AT = 4096
+"""Frontiers smaller than this are expanded on one thread: splitting them costs more than it saves."""
+
+
 def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask: int, step_mask: int,
-               perms: np.ndarray, visited: VisitedSet | None = None, expected: int | None = None) -> Expansion:
+               perms: np.ndarray, visited: VisitedSet | None = None, expected: int | None = None,
+               threads: int = 1) -> Expansion:
     """Expand every state of `front` (packed rows with fingerprints `front_fps`) in ascending
     fingerprint order; successors already `visited` (a fresh visited set when None) are not
     new. `perms` are the replica renamings (identity only: no symmetry). `expected`, an estimate
     of the new states, sizes the output (it grows as needed). With the kernel's `reduction`
-    on (`checker.kernel.reduction`), each state's stubborn set of steps is taken, not all."""
+    on (`checker.kernel.reduction`), each state's stubborn set of steps is taken, not all.
+
+    With `threads` > 1 (and the kernels compiled) the frontier is cut into that many runs of
+    consecutive states, expanded side by side (the compiled loop releases the GIL), each run
+    against the visited set as it was (read only) and a set of its own; the runs' new states are
+    then admitted into the visited set run by run, in order. A state reached from two runs is
+    kept from the first, with the parent and step the one-thread loop gives it: the result is
+    the same at any thread count."""
+    order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
+    if visited is None:
+        visited = VisitedSet(2 * len(front) + kernel.max_successors * kernel.search.BATCH,
+                             kernel.max_successors * kernel.search.BATCH)
+    threads = min(threads, len(front) // SPLIT_AT) if wide(np.int8) == np.int8 else 1
+    if threads <= 1:
+        level = _expand_run(kernel, front, front_fps, order, invariant_mask, step_mask, perms, visited, NO_SET,
+                            expected)
+    else:
+        share = None if expected is None else expected // threads + 1
+        with ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(lambda run: _expand_run(kernel, front, front_fps, run, invariant_mask, step_mask,
+                                                          perms, None, visited.shards, share),
+                                  np.array_split(order, threads)))
+        level = _joined(parts, [visited.admit(part.fps) for part in parts], visited)
+    if kernel.count_guards:
+        level = level._replace(tally=sampled_guards(kernel, front, front_fps, level.tally))
+    return level
+
+
+def _expand_run(kernel, front, front_fps, order, invariant_mask, step_mask, perms, visited, seen,
+                expected) -> Expansion:
+    """Expand the states front[order[0]], front[order[1]], ... (`expand_all`): their successors
+    neither in `seen` (read only) nor already in `visited` (a fresh set when None) are new, and
+    join `visited`."""
     search, lay = kernel.search, kernel.layout
     # One compiled signature only: arrays unpickled by Spark are read-only, which numba types apart.
     row_type = wide(np.int8)  # int64 while the kernels run as plain Python (`checker.interpreted`)
@@ -65,9 +128,8 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     batch = np.zeros((batched, width), row_type)
     batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
     if visited is None:
-        visited = VisitedSet(2 * len(front) + batched, batched)
-    order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
-    capacity = max(4096, int(1.1 * (2 * len(front) if expected is None else expected)) + batched)
+        visited = VisitedSet(2 * len(order) + batched, batched)
+    capacity = max(4096, int(1.1 * (2 * len(order) if expected is None else expected)) + batched)
     out = np.zeros((capacity, width), row_type)
     fps = np.zeros(capacity, np.int64)
     parent, code, viol = (np.zeros(capacity, wide(t)) for t in (np.int32, np.uint16, np.int32))
@@ -82,11 +144,12 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     while True:
         position, n, g = search.expand(
             front, front_fps, order[:position + chunk(CHUNK)], position, lay, perms, invariant_mask, step_mask,
-            visited.shards, buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes,
+            seen, visited.shards, buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes,
             batch_parents, out, fps, parent, code, viol, n, fired, enabled, step_fp, step_code,
             step_parent, reduction, ws, keep)
         generated += g
-        safe_point()
+        if seen is NO_SET:  # not on a worker thread: the one place to switch to compiled kernels
+            safe_point()
         if wide(np.int8) != row_type:  # the kernels were compiled meanwhile: hand them their own types
             row_type = wide(np.int8)
             front, buf, scratch, batch, out = (a.astype(row_type) for a in (front, buf, scratch, batch, out))
@@ -98,13 +161,27 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
             size = out.shape[0] + out.shape[0] // 2 + batched
             out, fps, parent, code, viol = (_grown(a, size) for a in (out, fps, parent, code, viol))
         visited.grow_full()
-    if kernel.count_guards:
-        tally = sampled_guards(kernel, front, front_fps, tally)
     # copies, not views: a view would keep the whole output buffer (sized for the expected new
     # states, and never less than 4,096 rows) alive as long as the new states are kept
     return Expansion(out[:n].astype(np.int8), fps[:n].copy(), parent[:n].astype(np.int32), code[:n].astype(np.uint16),
                      viol[:n].astype(np.int32), generated,
                      fired, enabled, tally, step_fp, step_code, step_parent, visited)
+
+
+def _joined(parts: list[Expansion], new: list[np.ndarray], visited: VisitedSet) -> Expansion:
+    """One expansion of consecutive runs `parts`, keeping of each run the states `new` marks
+    (those no earlier run found); per step property the smallest breaking (parent fingerprint,
+    step) over the runs."""
+    step_fp, step_code, step_parent = parts[0].step_fp.copy(), parts[0].step_code.copy(), parts[0].step_parent.copy()
+    for part in parts[1:]:
+        smaller = (part.step_fp < step_fp) | ((part.step_fp == step_fp) & (part.step_code < step_code))
+        step_fp[smaller], step_code[smaller], step_parent[smaller] = (part.step_fp[smaller], part.step_code[smaller],
+                                                                     part.step_parent[smaller])
+    kept = [[getattr(part, name)[mask] for part, mask in zip(parts, new)] for name in ("rows", "fps", "parent",
+                                                                                       "code", "viol")]
+    return Expansion(*(np.concatenate(columns) for columns in kept), sum(part.generated for part in parts),
+                     sum(part.fired for part in parts), sum(part.enabled for part in parts),
+                     sum(part.tally for part in parts), step_fp, step_code, step_parent, visited)
 
 
 def sampled_guards(kernel, front: np.ndarray, front_fps: np.ndarray, events: np.ndarray) -> np.ndarray:

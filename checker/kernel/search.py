@@ -31,7 +31,7 @@ from ..invariant import StepProperty
 from ..coverage import Coverage, empty_counts, new_counts, restored_coverage
 from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
-from .expansion import BIG, CHUNK, expand_all
+from .expansion import BIG, CHUNK, expand_all, local_threads
 from .fingerprint import fingerprint
 from .guards import GUARD_SAMPLE, empty_tally
 from .steps import actor_of, kind_of
@@ -103,6 +103,7 @@ class KernelSearch:
     def __init__(self, model, properties, symmetry: bool, saver, window: int | None = None, scratch: str | None = None):
         self.started = time.perf_counter()
         self.window, self.scratch = window, scratch
+        self.threads = local_threads()
         self.frontier = self.store()
         self.retired: SortedRuns | None = None  # the frontier just expanded, kept until the next checkpoint is ready
         self.model, self.kernel, self.saver = model, model.kernel, saver
@@ -217,7 +218,7 @@ class KernelSearch:
         fps, parents, parent_fps, codes = [], [], [], []
         for part in front.in_key_order(CHUNK, consume=self.saver is None):
             level = expand_all(kernel, part[ROWS], part[KEY], self.inv_mask, self.step_mask, self.perms,
-                               self.visited, int(self.growth * len(part[KEY])))
+                               self.visited, int(self.growth * len(part[KEY])), self.threads)
             generated, fired, enabled = generated + level.generated, fired + level.fired, enabled + level.enabled
             tally += level.tally
             for prop in self.step_properties:  # chunks ascend: the first that breaks it has its smallest parent

@@ -19,7 +19,7 @@ from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.reduction import WORD, count_actions
 from checker.kernel.steps import code_actor, code_kind
-from checker.kernel.visited_set import add, any_full, home, table_of
+from checker.kernel.visited_set import add, any_full, contains, home, table_of
 from MODEL_KERNEL import broken_steps, condition_holds, milestone, permute  # MODEL
 from MODEL_KERNEL import permute_head, successors, violations  # MODEL
 
@@ -200,7 +200,7 @@ lookups of a batch are prefetched together, so their cache misses overlap."""
 
 
 @kernel
-def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, shards,
+def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask, seen, shards,
            buf, acts, tally, rank, scratch, batch, batch_fps, batch_codes, batch_parents,
            out, out_fps, out_parent, out_code, out_viol, n_out, fired, enabled, step_fp, step_code, step_parent,
            red, ws, keep):
@@ -209,7 +209,8 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
     (`shards`, see `visited_set`) is at its load limit.
 
     Each successor is reduced to its orbit's representative (when `perms` has more than the
-    identity), fingerprinted and added to the visited set; a new one is appended to the `out` arrays
+    identity), fingerprinted and, unless the set `seen` (read only; no tables: none) holds it,
+    added to the visited set; a new one is appended to the `out` arrays
     with its parent's frontier index, its action code and its violated invariants (bits of
     `invariant_mask`). A state's successors are taken in action-code order, so the first route
     to a new state is the smallest (parent fingerprint, action): the engines' tie rule. Every
@@ -280,8 +281,11 @@ def expand(front, front_fps, order, start, lay, perms, invariant_mask, step_mask
         for q in range(m):
             table = table_of(shards, batch_fps[q])
             prefetch(table, home(table, batch_fps[q]))
+            if seen.shape[0]:
+                table = table_of(seen, batch_fps[q])
+                prefetch(table, home(table, batch_fps[q]))
         for q in range(m):
-            if add(shards, batch_fps[q]):
+            if (seen.shape[0] == 0 or not contains(seen, batch_fps[q])) and add(shards, batch_fps[q]):
                 for w in range(width):
                     out[n_out, w] = batch[q, w]
                 out_fps[n_out] = batch_fps[q]
