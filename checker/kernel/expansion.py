@@ -2,7 +2,8 @@
 
 `expand_all` runs the compiled loop (`search_template.expand`) over a whole frontier, growing
 its output arrays and the visited set whenever the loop stops for room, and hands back every
-new state with its parent, action code and violated invariants.
+new state with its parent, action code and violated invariants. The local engine runs it on
+several threads (`use_threads`, `--threads`), with the one-thread result exactly.
 """
 
 from __future__ import annotations
