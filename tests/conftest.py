@@ -39,3 +39,14 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def pytest_configure(config):
+    """Under pytest-xdist the workers already take every core: each in-process local search runs
+    on one thread (`--threads`; tests/test_threads.py sets its own counts)."""
+    import os
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from checker.kernel.expansion import use_threads
+
+        use_threads(1)

@@ -25,12 +25,14 @@ def threads(monkeypatch):
     """Run a search on `count` threads (splitting every level of 64 states or more)."""
     monkeypatch.setattr(expansion, "SPLIT_AT", 64)
 
+    before = expansion._threads[0]
+
     def search(count, *args, **options):
         expansion.use_threads(count)
         try:
             return explore(*args, **options)
         finally:
-            expansion.use_threads(None)
+            expansion.use_threads(before)
     return search
 
 
@@ -67,12 +69,13 @@ def test_threads_and_the_reduction_give_the_same_reduced_graph(threads):
 
 def test_the_threads_option_keeps_the_answer(threads):
     """--threads sets the process's thread count (reset here: the option's setting outlives the command)."""
+    before = expansion._threads[0]
     try:
         answers = [run_cli("check", "--engine", "local", "--threads", str(count), "--variant", "hw", "--replicas",
                            "3", "--log-size", "1", "--max-records", "1", "--invariant", "strong-isr", "--json")
                    for count in (1, 2)]
     finally:
-        expansion.use_threads(None)
+        expansion.use_threads(before)
     assert answers[0].exit_code == answers[1].exit_code == 1
     first, second = (r.stdout for r in answers)
     assert _without_times(first) == _without_times(second)
