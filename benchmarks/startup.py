@@ -15,6 +15,16 @@ and the median of `--runs` runs:
   (spec kip320 3/2/2/2, the defaults) with its tables going to a pipe; and TLC's time on the
   same case divided by it.
 
+The runs write Python's bytecode caches as an installed Python does (PYTHONDONTWRITEBYTECODE,
+which some sandboxes set, would have every run compile replcheck's modules from source again).
+
+With `--tlc CLASSES --tlc-spec DIR`, TLC is timed on the same machine, back to back: a TLC run
+(`tlc2.TLC`, one worker, breadth-first, `-deadlock`, on the public kafka-specification's
+`Kip320` module in DIR at the same bounds, found in CLASSES: tla2tools.jar or a directory of
+TLC's compiled classes) after each of the first `--tlc-runs` rounds of replcheck's runs, on the
+first supported Java runtime found (as for Spark); the ratio is then to TLC's median time that
+day, and without it to `TLC_SECONDS`.
+
 With `--cold`, every run starts on an empty kernel cache, as on a new machine:
 
 - first state, cold: for each model of `COLD_MODELS`, from starting a short `check` (its first
@@ -69,9 +79,24 @@ COLD_TARGETS = {"first_state": 15.0, "readme_main_job": 60.0}
 """The issue's targets for a cold start, in seconds."""
 
 
+TLC_CONFIG = """CONSTANTS
+  Replicas = {r1, r2, r3}
+  LogSize = 2
+  MaxRecords = 2
+  MaxLeaderEpoch = 2
+INIT Init
+NEXT Next
+"""
+"""TLC's model of the small run: spec kip320 3/2/2/2 (replicas as model values), no invariant."""
+TLC_STATES = 737_794
+"""The distinct states TLC reports on it, as replcheck counts them."""
+
+
 def replcheck(*args: str, env: dict | None = None, codes=(0,)) -> subprocess.CompletedProcess:
     """Run `replcheck ARGS` in a fresh process from the repository root; its output is captured.
-    An exit code outside `codes` is an error."""
+    An exit code outside `codes` is an error. Bytecode caches are written (module docstring)."""
+    env = {**(os.environ if env is None else env)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     run = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, env=env)
     if run.returncode not in codes:
         raise RuntimeError(f"replcheck {' '.join(args)} exited {run.returncode}: {run.stderr.strip()}")
@@ -83,6 +108,29 @@ def wall(*args: str) -> float:
     started = time.perf_counter()
     replcheck(*args)
     return time.perf_counter() - started
+
+
+def tlc_seconds(classes: Path, spec: Path, scratch: Path) -> float:
+    """Seconds TLC takes, JVM start included, to explore the small run's states (`TLC_CONFIG`)
+    on one worker; an error unless it finds the same `TLC_STATES`."""
+    from checker.spark.java import find_java_home
+
+    model = scratch / "tlc"
+    model.mkdir(exist_ok=True)
+    for module in spec.glob("*.tla"):
+        (model / module.name).write_bytes(module.read_bytes())
+    (model / "Kip320.cfg").write_text(TLC_CONFIG)
+    java = find_java_home() / "bin" / "java"
+    started = time.perf_counter()
+    run = subprocess.run([str(java), "-XX:+UseParallelGC", "-cp", str(classes), "tlc2.TLC", "-workers", "1",
+                          "-deadlock", "-metadir", str(model / "states"), "-config", "Kip320.cfg", "Kip320"],
+                         cwd=model, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    found = re.search(r"states generated, ([\d,]+) distinct states found, 0 states left", run.stdout)
+    if run.returncode != 0 or not found or int(found.group(1).replace(",", "")) != TLC_STATES:
+        raise RuntimeError(f"TLC exited {run.returncode} without finding {TLC_STATES:,} states: "
+                           f"{(run.stdout + run.stderr).strip()[-400:]}")
+    return seconds
 
 
 def first_state(scratch: Path) -> tuple[float, float]:
@@ -206,22 +254,30 @@ def spread(samples: list[float]) -> dict:
     return {"min": round(min(samples), 3), "median": round(statistics.median(samples), 3)}
 
 
-def measure(runs: int) -> dict:
-    """Every figure (module docstring) over `runs` runs each, after one run that fills the cache."""
+def measure(runs: int, tlc: tuple[Path, Path] | None = None, tlc_runs: int = 3) -> dict:
+    """Every figure (module docstring) over `runs` runs each, after one run that fills the cache;
+    with `tlc` (TLC's classes, the specification's directory) TLC's time too, `tlc_runs` times
+    between the first rounds."""
     replcheck(*CHECK)
     samples = {"help": [], "first_state": [], "search": [], "end_to_end": []}
+    tlc_samples = []
     with tempfile.TemporaryDirectory(prefix="replcheck-startup-") as scratch:
-        for _ in range(runs):
+        for round_ in range(runs):
             samples["help"].append(wall("--help"))
             first, search = first_state(Path(scratch))
             samples["first_state"].append(first)
             samples["search"].append(search)
             samples["end_to_end"].append(wall(*CHECK))
+            if tlc is not None and round_ < tlc_runs:
+                tlc_samples.append(tlc_seconds(*tlc, Path(scratch)))
     figures = {name: spread(values) for name, values in samples.items()}
     end = figures["end_to_end"]
-    return {"runs": runs, "command": "replcheck " + " ".join(CHECK), **figures, "tlc_seconds": TLC_SECONDS,
-            "x_tlc_end_to_end": {"min": round(TLC_SECONDS / end["min"], 1),
-                                 "median": round(TLC_SECONDS / end["median"], 1)},
+    measured = statistics.median(tlc_samples) if tlc_samples else None
+    reference = round(measured, 1) if measured else TLC_SECONDS
+    return {"runs": runs, "command": "replcheck " + " ".join(CHECK), **figures, "tlc_seconds": reference,
+            "tlc": {"measured": bool(tlc_samples), "runs": len(tlc_samples), **(spread(tlc_samples) if tlc_samples else {})},
+            "x_tlc_end_to_end": {"min": round(reference / end["min"], 1),
+                                 "median": round(reference / end["median"], 1)},
             "targets": TARGETS, "machine": machine(), "date": time.strftime("%Y-%m-%d")}
 
 
@@ -247,11 +303,14 @@ def markdown(figures: dict) -> str:
         target = figures["targets"].get(name)
         rows.append(f"| {name.replace('_', ' ')} | {figures[name]['min']:.2f} | {figures[name]['median']:.2f} "
                     f"| {f'{target:.2f}' if target else '-'} |")
-    x = figures["x_tlc_end_to_end"]
+    x, tlc = figures["x_tlc_end_to_end"], figures.get("tlc", {})
+    measured = (f"TLC's median of {tlc['runs']} runs measured between them on this machine, {figures['tlc_seconds']:.1f} s "
+                f"(one worker, JVM start included; best {tlc['min']:.1f} s)" if tlc.get("measured")
+                else f"TLC's {figures['tlc_seconds']:.0f} s")
     text = (f"Start-up, measured by `python -m benchmarks.startup` ({figures['date']}, {figures['runs']} fresh "
             f"processes each, warm kernel cache): `replcheck --help`; from starting `{figures['command']}` (spec "
             f"kip320 3/2/2/2) to its first generated state; its search; and the whole run, {x['min']}x / "
-            f"{x['median']}x TLC's {figures['tlc_seconds']:.0f} s (best / median).")
+            f"{x['median']}x {measured} (our best / median).")
     return "\n".join([*textwrap.wrap(text, 100, break_on_hyphens=False), "",
                       "| | min (s) | median (s) | target (s) |", "|---|---:|---:|---:|", *rows]) + "\n"
 
@@ -259,9 +318,17 @@ def markdown(figures: dict) -> str:
 @click.command()
 @click.option("--runs", type=click.IntRange(1, 1000), default=None, help="runs of each measurement [10; 3 cold]")
 @click.option("--cold", is_flag=True, help="start every run on an empty kernel cache, as on a new machine")
-def main(runs, cold):
+@click.option("--tlc", "tlc_classes", type=click.Path(exists=True, path_type=Path), default=None,
+              help="time TLC back to back: tla2tools.jar or a directory of TLC's compiled classes")
+@click.option("--tlc-spec", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="the kafka-specification checkout (its .tla modules) for --tlc")
+@click.option("--tlc-runs", type=click.IntRange(1, 100), default=3, show_default=True, help="TLC runs with --tlc")
+def main(runs, cold, tlc_classes, tlc_spec, tlc_runs):
     """Measure replcheck's start-up and record it with the suite's results."""
-    figures = measure_cold(runs or 3) if cold else measure(runs or 10)
+    if (tlc_classes is None) != (tlc_spec is None):
+        raise click.UsageError("--tlc and --tlc-spec go together")
+    tlc = (tlc_classes.resolve(), tlc_spec.resolve()) if tlc_classes else None
+    figures = measure_cold(runs or 3) if cold else measure(runs or 10, tlc, tlc_runs)
     document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
     document["startup_cold" if cold else "startup"] = figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -12,9 +12,31 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from .cache import cache_dir, prune_stale
+
+
+@contextmanager
+def _hidden(*modules: str):
+    """Within this block, an import of any of `modules` (or below one) fails at once, as on a
+    machine without it; a module imported already is not hidden. Numba probes for optional
+    packages that no kernel uses and that take tens of milliseconds to import each."""
+    hide = [name for name in modules if name not in sys.modules]
+    for name in hide:
+        sys.modules[name] = None
+    try:
+        yield
+    finally:
+        for name in hide:
+            del sys.modules[name]
+
+
+_NOT_USED = ("cffi",) + (() if Path(".numba_config.yaml").exists() else ("yaml",))
+"""What numba imports and replcheck's kernels never use: cffi (for calling C functions from
+cffi in compiled code) and PyYAML, which numba's configuration uses only to read a
+`.numba_config.yaml` in the working directory (so it is hidden only where there is none)."""
 
 CACHE_DIR = str(cache_dir())
 """Where this process's kernels are cached."""
@@ -27,9 +49,10 @@ else:  # numba came first: point its config at the same place
 
     numba.core.config.CACHE_DIR = CACHE_DIR
 
-from numba import njit  # noqa: E402  (the cache directory must be set first)
-from numba.core import errors, types  # noqa: E402
-from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
+with _hidden(*_NOT_USED):
+    from numba import njit  # noqa: E402  (the cache directory must be set first)
+    from numba.core import errors, types  # noqa: E402
+    from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
 
 from .cache_locator import install as install_cache_locator  # noqa: E402
 
@@ -42,15 +65,9 @@ def _prepare_target() -> None:
     numba imports scipy.linalg there (about 0.15 s on a 2-core machine) only to offer np.dot and
     np.linalg in compiled code, which no kernel calls. Numba then runs as on a machine without
     SciPy, which it supports; scipy.linalg itself stays importable. Nothing is hidden when
-    scipy.linalg was imported already."""
-    hide = "scipy.linalg" not in sys.modules
-    if hide:
-        sys.modules["scipy.linalg"] = None  # an import of it (or below it) fails at once
-    try:
+    scipy.linalg was imported already. Likewise cffi and PyYAML (`_NOT_USED`)."""
+    with _hidden("scipy.linalg", *_NOT_USED):
         cpu_target.target_context.refresh()
-    finally:
-        if hide:
-            del sys.modules["scipy.linalg"]
 
 
 _prepare_target()
