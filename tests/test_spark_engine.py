@@ -245,7 +245,7 @@ def test_cli_spark_engine_saves_a_trace_identical_to_local_and_leaves_no_scratch
 
 def test_a_tiny_memory_budget_spills_visited_sets_and_frontiers_to_disk_and_gives_the_exact_answer(sc, tmp_path):
     from checker.kernel.spilled_set import smallest_budget
-    from checker.spark.shard_ops import visited_room
+    from checker.kernel.expansion import visited_room
     from checker.spark.engine import explore_spark
 
     model = build_model("spec", "kip320")

@@ -25,7 +25,7 @@ def threads(monkeypatch):
     """Run a search on `count` threads (splitting every level of 64 states or more)."""
     monkeypatch.setattr(expansion, "SPLIT_AT", 64)
 
-    before = expansion._threads[0]
+    before = expansion.threads_asked()
 
     def search(count, *args, **options):
         expansion.use_threads(count)
@@ -69,7 +69,7 @@ def test_threads_and_the_reduction_give_the_same_reduced_graph(threads):
 
 def test_the_threads_option_keeps_the_answer(threads):
     """--threads sets the process's thread count (reset here: the option's setting outlives the command)."""
-    before = expansion._threads[0]
+    before = expansion.threads_asked()
     try:
         answers = [run_cli("check", "--engine", "local", "--threads", str(count), "--variant", "hw", "--replicas",
                            "3", "--log-size", "1", "--max-records", "1", "--invariant", "strong-isr", "--json")

@@ -66,9 +66,20 @@ def use_threads(count: int | None) -> None:
     _threads[0] = count
 
 
+def threads_asked() -> int | None:
+    """The thread count `use_threads` last set (None: one per usable core)."""
+    return _threads[0]
+
+
 def local_threads() -> int:
     """How many threads a local search expands each level on (`use_threads`)."""
     return _threads[0] or usable_cores()
+
+
+def visited_room(kernel) -> int:
+    """The most fingerprints one batch of the compiled expansion adds to a visited set (its
+    `room`): `BATCH` frontier states, each with at most the kernel's successors."""
+    return kernel.max_successors * kernel.search.BATCH
 
 
 NO_SET = np.zeros((0, 4), np.int64)
@@ -94,8 +105,7 @@ def expand_all(kernel, front: np.ndarray, front_fps: np.ndarray, invariant_mask:
     the same at any thread count."""
     order = np.argsort(front_fps)  # fingerprints in a frontier are distinct
     if visited is None:
-        visited = VisitedSet(2 * len(front) + kernel.max_successors * kernel.search.BATCH,
-                             kernel.max_successors * kernel.search.BATCH)
+        visited = VisitedSet(2 * len(front) + visited_room(kernel), visited_room(kernel))
     threads = min(threads, len(front) // SPLIT_AT) if wide(np.int8) == np.int8 else 1
     if threads <= 1:
         level = _expand_run(kernel, front, front_fps, order, invariant_mask, step_mask, perms, visited, NO_SET,
@@ -125,7 +135,7 @@ def _expand_run(kernel, front, front_fps, order, invariant_mask, step_mask, perm
     width, room = kernel.width, kernel.max_successors
     buf, acts = np.zeros((room, width), row_type), np.zeros(room, np.int64)
     rank, scratch = np.zeros(room, np.int64), np.zeros(width, row_type)
-    batched = room * search.BATCH
+    batched = visited_room(kernel)
     batch = np.zeros((batched, width), row_type)
     batch_fps, batch_codes, batch_parents = (np.zeros(batched, np.int64) for _ in range(3))
     if visited is None:

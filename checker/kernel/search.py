@@ -31,7 +31,7 @@ from ..invariant import StepProperty
 from ..coverage import Coverage, empty_counts, new_counts, restored_coverage
 from ..result import CheckResult, LevelStats, found_so_far
 from ..stopping import stop_reason
-from .expansion import BIG, CHUNK, expand_all, local_threads
+from .expansion import BIG, CHUNK, expand_all, local_threads, visited_room
 from .fingerprint import fingerprint
 from .guards import GUARD_SAMPLE, empty_tally
 from .steps import actor_of, kind_of
@@ -116,7 +116,7 @@ class KernelSearch:
         self.step_mask = _masks(kernel.step_property_names, [p.name for p in self.step_properties])
         self.perms = permutations(kernel.replicas, symmetry)
         self.reducer = Reducer(kernel, self.perms)
-        self.visited = VisitedSet(1 << 16, kernel.max_successors * kernel.search.BATCH)
+        self.visited = VisitedSet(1 << 16, visited_room(kernel))
         self.discovered = Discovered()
         self.found: dict[str, int] = {}      # invariant -> discovery index of its reported state
         self.found_fps: dict[str, int] = {}  # ... and that state's fingerprint

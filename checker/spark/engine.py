@@ -111,7 +111,7 @@ def check_budget(model, memory_budget: int | None) -> None:
     if memory_budget is None or kernel is None:
         return
     from ..kernel.spilled_set import smallest_budget
-    from .shard_ops import visited_room
+    from ..kernel.expansion import visited_room
 
     least = smallest_budget(visited_room(kernel))
     if memory_budget < least:

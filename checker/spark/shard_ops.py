@@ -138,11 +138,6 @@ def shard_ops(model, properties, symmetry: bool, memory_budget: int | None = Non
     return PlainShard(model, properties, symmetry)
 
 
-def visited_room(kernel) -> int:
-    """The most fingerprints one batch of the compiled expansion adds (a visited set's `room`)."""
-    return kernel.max_successors * kernel.search.BATCH
-
-
 class KernelShard:
     """A shard of a model with a compiled kernel: packed rows, a compiled visited set (one
     fingerprint per orbit under replica renaming with `symmetry`), bounded by `memory_budget`
@@ -151,6 +146,7 @@ class KernelShard:
 
     def __init__(self, model, properties, symmetry: bool, memory_budget: int | None = None,
                  scratch: str | None = None):
+        from ..kernel.expansion import visited_room
         from ..kernel.symmetry import permutations
         from ..kernel.traces import Reducer
         from ..kernel.visited_set import VisitedSet
@@ -201,6 +197,7 @@ class KernelShard:
 
     def level_set(self, frontier: int) -> VisitedSet:
         """An empty set of the successors seen in one level, for a frontier of this size."""
+        from ..kernel.expansion import visited_room
         from ..kernel.visited_set import VisitedSet
 
         room = visited_room(self.kernel)
