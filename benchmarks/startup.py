@@ -129,7 +129,7 @@ def tlc_seconds(classes: Path, spec: Path, scratch: Path) -> float:
     found = re.search(r"states generated, ([\d,]+) distinct states found, 0 states left", run.stdout)
     if run.returncode != 0 or not found or int(found.group(1).replace(",", "")) != TLC_STATES:
         raise RuntimeError(f"TLC exited {run.returncode} without finding {TLC_STATES:,} states: "
-                           f"{(run.stdout + run.stderr).strip()[-400:]}")
+                           f"{' '.join((run.stdout + run.stderr).split())[-400:]}")
     return seconds
 
 
@@ -329,7 +329,16 @@ def main(runs, cold, tlc_classes, tlc_spec, tlc_runs):
     if (tlc_classes is None) != (tlc_spec is None):
         raise click.UsageError("--tlc and --tlc-spec go together")
     tlc = (tlc_classes.resolve(), tlc_spec.resolve()) if tlc_classes else None
-    figures = measure_cold(runs or 3) if cold else measure(runs or 10, tlc, tlc_runs)
+    if tlc and not (tlc_classes.suffix == ".jar" or (tlc_classes / "tlc2" / "TLC.class").exists()):
+        raise click.BadParameter(f"{tlc_classes} is neither a jar nor a directory holding tlc2/TLC.class",
+                                 param_hint="--tlc")
+    if tlc and not (tlc_spec / "Kip320.tla").exists():
+        raise click.BadParameter(f"{tlc_spec} has no Kip320.tla (the kafka-specification modules)",
+                                 param_hint="--tlc-spec")
+    try:
+        figures = measure_cold(runs or 3) if cold else measure(runs or 10, tlc, tlc_runs)
+    except RuntimeError as error:  # a run that failed, TLC's included: one line, not a traceback
+        raise click.ClickException(str(error)) from None
     document = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"results": {}}
     document["startup_cold" if cold else "startup"] = figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
