@@ -110,17 +110,21 @@ def wall(*args: str) -> float:
     return time.perf_counter() - started
 
 
-def tlc_seconds(classes: Path, spec: Path, scratch: Path) -> float:
-    """Seconds TLC takes, JVM start included, to explore the small run's states (`TLC_CONFIG`)
-    on one worker; an error unless it finds the same `TLC_STATES`."""
-    from checker.spark.java import find_java_home
-
+def tlc_model(spec: Path, scratch: Path) -> Path:
+    """A directory under `scratch` holding the specification's modules (from `spec`) and the
+    small run's model (`TLC_CONFIG`), for TLC to run in."""
     model = scratch / "tlc"
     model.mkdir(exist_ok=True)
     for module in spec.glob("*.tla"):
         (model / module.name).write_bytes(module.read_bytes())
     (model / "Kip320.cfg").write_text(TLC_CONFIG)
-    java = find_java_home() / "bin" / "java"
+    return model
+
+
+def tlc_seconds(java: Path, classes: Path, model: Path) -> float:
+    """Seconds TLC (`classes`, run by `java`) takes, JVM start included, to explore the small
+    run's states in `model` (`tlc_model`) on one worker; an error unless it finds the same
+    `TLC_STATES`."""
     started = time.perf_counter()
     run = subprocess.run([str(java), "-XX:+UseParallelGC", "-cp", str(classes), "tlc2.TLC", "-workers", "1",
                           "-deadlock", "-metadir", str(model / "states"), "-config", "Kip320.cfg", "Kip320"],
@@ -262,6 +266,10 @@ def measure(runs: int, tlc: tuple[Path, Path] | None = None, tlc_runs: int = 3) 
     samples = {"help": [], "first_state": [], "search": [], "end_to_end": []}
     tlc_samples = []
     with tempfile.TemporaryDirectory(prefix="replcheck-startup-") as scratch:
+        if tlc is not None:
+            from checker.spark.java import find_java_home
+
+            java, classes, model = find_java_home() / "bin" / "java", tlc[0], tlc_model(tlc[1], Path(scratch))
         for round_ in range(runs):
             samples["help"].append(wall("--help"))
             first, search = first_state(Path(scratch))
@@ -269,7 +277,7 @@ def measure(runs: int, tlc: tuple[Path, Path] | None = None, tlc_runs: int = 3) 
             samples["search"].append(search)
             samples["end_to_end"].append(wall(*CHECK))
             if tlc is not None and round_ < tlc_runs:
-                tlc_samples.append(tlc_seconds(*tlc, Path(scratch)))
+                tlc_samples.append(tlc_seconds(java, classes, model))
     figures = {name: spread(values) for name, values in samples.items()}
     end = figures["end_to_end"]
     measured = statistics.median(tlc_samples) if tlc_samples else None
