@@ -52,7 +52,8 @@ from checker.commands.numbers import MAX_COUNT, MAX_SEED, Seconds, WholeNumber
 from checker.commands.paths import NonEmptyPath
 from checker.file_roles import INPUT, OUTPUT, OWNED
 from checker.output_kinds import CHECKPOINT_DIRECTORY, TRACE_DIRECTORY
-from checker.interrupts import Terminated, ctrl_c, interruption_behind, interruptions_deferred, sigterm_raises
+from checker.interrupts import (Terminated, ctrl_c, forget_escaped_interruptions, interruption_behind,
+                                interruptions_deferred, sigterm_raises)
 from checker.jobs.engines import ENGINES, SMALL
 from checker.spark.master_url import master_problem
 from checker.simulation.weightings import WEIGHTINGS
@@ -344,6 +345,14 @@ class ReplcheckGroup(TidyErrors, click.Group):
     option, no output over an input, tidy errors, no model package's option over replcheck's own."""
 
     command_class = ModelCommand
+
+    def main(self, *args, **kwargs):
+        """click's main, ending with the exit code the command chose even where a Ctrl-C escaped
+        generated source on its way to being reported (`forget_escaped_interruptions`)."""
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            forget_escaped_interruptions()
 
     def make_context(self, *args, **kwargs):
         """click's context for the command line, with a Ctrl-C or SIGTERM that comes while it is

@@ -86,6 +86,18 @@ def signalled(interruption: KeyboardInterrupt) -> bool:
     return callable(handler) and not getattr(handler, "records_only", False)
 
 
+def forget_escaped_interruptions() -> None:
+    """Make CPython forget the Ctrl-C it saw escape from source text it ran, so that the process
+    ends with the exit code the command chose (130 for a Ctrl-C it reported).
+
+    CPython notes, in a flag of its own, any KeyboardInterrupt that leaves code compiled from a
+    string (`exec`/`eval` of source: numba and `collections.namedtuple` run generated source),
+    as if it had ended the program; under `python -m` it then ends the process by SIGINT
+    (status -2, no traceback) instead of with the exit code asked, even though replcheck caught
+    the interruption and said so. Evaluating any source text to completion clears the flag."""
+    eval("None")
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that every cleanup path for an interrupted run (Spark's
     JVM, temporary files) runs for it too; the CLI reports it with exit code 143."""

@@ -85,6 +85,21 @@ cli.main()
     assert out.stderr == "Error: interrupted by the user; no result or trace was written\n"
 
 
+def test_ctrl_c_that_escapes_generated_source_still_exits_130(tmp_path):
+    """A Ctrl-C that raises inside source text compiled at run time (numba and namedtuple run
+    such code while the kernels load) and is reported as usual: under `python -m`, CPython
+    would end the process by SIGINT (status -2) unless told to forget it; the run exits 130."""
+    (tmp_path / "interrupted_in_exec.py").write_text(
+        "import sys\nimport checker.commands.check as check\n"
+        "def interrupted(**options):\n    exec('raise KeyboardInterrupt')\n"
+        "check.check = interrupted\nsys.argv = ['replcheck', 'check', '--model', 'two-phase']\n"
+        "import cli\ncli.main()\n")
+    out = subprocess.run([sys.executable, "-m", "interrupted_in_exec"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (out.returncode, out.stdout) == (130, "")
+    assert out.stderr == "Error: interrupted by the user; no result or trace was written\n"
+
+
 @pytest.mark.parametrize("args", [("list",), ("check", "--model", "nope")])
 def test_a_command_leaves_the_garbage_collector_as_it_found_it(args):
     """A command freezes what its imports made out of the collector's reach while it runs: in a
