@@ -16,8 +16,7 @@ from rich.console import Console
 from rich.errors import LiveError
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from .kernel import jit  # noqa: F401 (numba's cache directory is chosen there, before numba is imported)
-from numba.core.event import Listener, install_listener  # noqa: I001
+from .kernel.jit import numba_events
 
 _stderr: list[Console] = []
 _subject: list[tuple[str, str | None]] = []
@@ -84,14 +83,14 @@ def compile_notices():
     notice = _Notice()
     _notices.append(notice)
     try:
-        with install_listener("numba:compile", notice):
+        with numba_events("numba:compile", notice):
             yield
     finally:
         _notices.remove(notice)
         notice.stop()
 
 
-class _Notice(Listener):
+class _Notice:
     """The listener that shows the notice; nested compiles (a kernel's callees) keep one
     display up."""
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .kernel.jit import _Dispatcher
+from .kernel.jit import Kernel
 
 
 _depth = [0]
@@ -109,7 +109,7 @@ class _Swap:
         for namespace in self._namespaces():
             for name, value in list(namespace.items()):
                 stand_in = self.stand_ins.get(id(value))
-                if stand_in is None and isinstance(value, _Dispatcher):
+                if stand_in is None and isinstance(value, Kernel):
                     stand_in = self.stand_ins[id(value)] = _stand_in(value.py_func)
                 if stand_in is not None and stand_in is not value:
                     self.originals[id(stand_in)] = value

@@ -15,9 +15,7 @@ Each model's layout module re-exports these accessors beside those only it has, 
 
 from __future__ import annotations
 
-from numba.extending import overload
-
-from checker.kernel.jit import kernel
+from checker.kernel.jit import kernel, overload_when_compiled
 
 NEXT_RECORD_ID = 0
 """The row's first slot: how many producer writes have happened."""
@@ -35,7 +33,7 @@ def block_places(lay) -> tuple[int, int, int]:
     return _places(type(lay))
 
 
-@overload(block_places)
+@overload_when_compiled(block_places)
 def _block_places_as_constants(lay):
     """In compiled code the places are read off the layout tuple's class while the caller is
     compiled, so they stand in its machine code as numbers, not as loads from the tuple."""

@@ -9,7 +9,7 @@ import pytest
 
 from checker import background_compile
 from checker.interpreted import interpreted, is_interpreted
-from checker.kernel.jit import _Dispatcher
+from checker.kernel.jit import Kernel
 from checker.local import explore
 from checker.simulation.walks import walker
 from invariants.registry import select
@@ -68,10 +68,10 @@ def test_the_kernels_are_compiled_again_once_the_block_ends():
 
     before = (successors.successors, visited_set.add, successors.crash)
     with interpreted():
-        assert not isinstance(successors.successors, _Dispatcher)
+        assert not isinstance(successors.successors, Kernel)
         import model.fetch.tradeoffs  # noqa: F401 (a module imported meanwhile takes stand-ins by name)
     assert (successors.successors, visited_set.add, successors.crash) == before
-    assert all(isinstance(f, _Dispatcher) for f in before)
+    assert all(isinstance(f, Kernel) for f in before)
 
 
 class _Compiling:

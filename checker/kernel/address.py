@@ -8,21 +8,35 @@ The caller keeps the arrays alive while compiled code uses their addresses.
 
 from __future__ import annotations
 
-from numba import carray, types
-from numba.extending import intrinsic
-
-from .jit import kernel
+from .jit import kernel, numba_value
 
 
-@intrinsic
-def _int64_pointer(typingctx, address):
-    """The int64 pointer at an integer address."""
+def _int64_pointer_typing(typingctx, address):
+    """The int64 pointer at an integer address (an intrinsic: only compiled code calls it)."""
+    from numba import types
+
     pointer = types.CPointer(types.int64)
 
     def codegen(context, builder, sig, args):
         return builder.inttoptr(args[0], context.get_value_type(pointer))
 
     return pointer(types.int64), codegen
+
+
+def _intrinsic():
+    from numba.extending import intrinsic
+
+    return intrinsic(_int64_pointer_typing)
+
+
+def _carray():
+    from numba import carray
+
+    return carray
+
+
+_int64_pointer = numba_value(_intrinsic)
+carray = numba_value(_carray)
 
 
 @kernel

@@ -1,42 +1,28 @@
-"""The one decorator every kernel function uses, with numba's cache pointed at `cache.cache_dir`.
+"""The decorators kernel code is written with, and the kernel cache's directory.
 
-Importing this module chooses the cache directory before numba is imported (numba reads
-NUMBA_CACHE_DIR once) and files each function in it by its place in the repository
-(`cache_locator`), so every kernel is compiled once per machine and per version of the sources,
-whichever copy of them runs and whatever bounds it later runs with: bounds travel at run time in
-the layout tuple.
-It also sets up numba's CPU target as on a machine without SciPy (`_prepare_target`).
+Every kernel function is declared with `kernel`, and the few things only compiled code uses
+(an LLVM intrinsic, numba's `carray`, a typing rule) with `numba_value` and
+`overload_when_compiled`. None of them imports numba: numba is imported, and set up for
+replcheck (`numba_target`), the first time a kernel is called from Python or typed inside
+another kernel being compiled. A process that never runs a kernel, or runs the search's
+entry points from a native bundle (`checker.kernel.native`), never imports it.
+
+Importing this module chooses numba's cache directory (numba reads NUMBA_CACHE_DIR once, when
+it is imported): `cache.cache_dir`, one per version of the sources.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
+import importlib
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 from .cache import cache_dir, prune_stale
-
-
-@contextmanager
-def _hidden(*modules: str):
-    """Within this block, an import of any of `modules` (or below one) fails at once, as on a
-    machine without it; a module imported already is not hidden. Numba probes for optional
-    packages that no kernel uses and that take tens of milliseconds to import each."""
-    hide = [name for name in modules if name not in sys.modules]
-    for name in hide:
-        sys.modules[name] = None
-    try:
-        yield
-    finally:
-        for name in hide:
-            del sys.modules[name]
-
-
-_NOT_USED = ("cffi",) + (() if Path(".numba_config.yaml").exists() else ("yaml",))
-"""What numba imports and replcheck's kernels never use: cffi (for calling C functions from
-cffi in compiled code) and PyYAML, which numba's configuration uses only to read a
-`.numba_config.yaml` in the working directory (so it is hidden only where there is none)."""
 
 CACHE_DIR = str(cache_dir())
 """Where this process's kernels are cached."""
@@ -49,65 +35,177 @@ else:  # numba came first: point its config at the same place
 
     numba.core.config.CACHE_DIR = CACHE_DIR
 
-with _hidden(*_NOT_USED):
-    from numba import njit  # noqa: E402  (the cache directory must be set first)
-    from numba.core import errors, types  # noqa: E402
-    from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
-
-from .cache_locator import install as install_cache_locator  # noqa: E402
-
-install_cache_locator()
+_making = threading.RLock()
+"""Held while numba is set up or a dispatcher made: by one thread at a time."""
 
 
-def _prepare_target() -> None:
-    """Set up numba's CPU target (its tables of compiled implementations), as numba does before
-    it first compiles or loads a function, with scipy.linalg hidden: where SciPy is installed,
-    numba imports scipy.linalg there (about 0.15 s on a 2-core machine) only to offer np.dot and
-    np.linalg in compiled code, which no kernel calls. Numba then runs as on a machine without
-    SciPy, which it supports; scipy.linalg itself stays importable. Nothing is hidden when
-    scipy.linalg was imported already. Likewise cffi and PyYAML (`_NOT_USED`)."""
-    with _hidden("scipy.linalg", *_NOT_USED):
-        cpu_target.target_context.refresh()
+class Kernel:
+    """A kernel function: its plain Python (`py_func`, what the interpreted search runs), and
+    numba's compiled version of it (`dispatcher`), made on first use. Called from Python, it
+    runs the machine code an earlier run exported for arguments like these, without numba
+    (`checker.kernel.native`), else numba's compiled code. Inside another kernel being compiled,
+    numba types it as its dispatcher (`_numba_type_`). Attributes it lacks are the dispatcher's
+    (`overloads`, `signatures`)."""
+
+    def __init__(self, function):
+        functools.update_wrapper(self, function)
+        self.py_func = function
+        self._dispatcher = None
+
+    @property
+    def dispatcher(self):
+        """numba's dispatcher for this kernel (imports and sets up numba the first time)."""
+        if self._dispatcher is None:
+            with _making:
+                if self._dispatcher is None:
+                    self._dispatcher = _numba().compiled(self.py_func)
+        return self._dispatcher
+
+    @property
+    def _numba_type_(self):
+        return self.dispatcher._numba_type_
+
+    def __call__(self, *args, **kwargs):
+        natives = _natives[0] if _natives else _open_natives()
+        if natives is not None and not kwargs:
+            function = natives.function(self, args)
+            if function is not None:
+                return function(*args)
+        return (self._dispatcher or self.dispatcher)(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_dispatcher", "py_func"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):
+        return _kernel_named, (self.__module__, self.__qualname__)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
-_prepare_target()
+_natives: list = []
 
 
-def _loose(argument_type):
-    """The type a kernel is compiled for when another passes it an argument of `argument_type`:
-    a constant's type rather than its value, and a 64-bit integer for any narrower one (a byte
-    read off a packed row, a 32-bit count), which arithmetic widens to 64 bits anyway."""
-    loose = types.unliteral(argument_type)
-    if isinstance(loose, types.Integer) and loose.bitwidth < 64:
-        return types.int64
-    return loose
+def _open_natives():
+    """This process's store of kernels' machine code exported by earlier runs (`native`)."""
+    with _making:
+        if not _natives:
+            from .native import store
+
+            _natives.append(store(CACHE_DIR))
+    return _natives[0]
 
 
-class _Dispatcher(CPUDispatcher):
-    """numba's dispatcher, but a kernel called from another is compiled once per `_loose` type
-    of its arguments: numba would otherwise compile a copy per constant value and per integer
-    width passed, with every function below it (the fetch model's `holds` alone had 166
-    copies). Where the loose types cannot be typed (an index into a tuple of mixed types needs
-    its value), the kernel is compiled for the types as given. The optimiser still sees a
-    constant wherever it inlines the call."""
+def _export_natives() -> None:
+    """At exit, where numba ran kernels' calls that no exported entry covered: export them."""
+    natives = _natives[0] if _natives else None
+    if natives is not None and natives.missing:
+        try:
+            from .native_export import export
 
-    def get_call_template(self, args, kws):
-        loose_args = tuple(_loose(a) for a in args)
-        loose_kws = {k: _loose(v) for k, v in kws.items()}
-        if loose_args != tuple(args) or loose_kws != kws:
-            try:
-                return super().get_call_template(loose_args, loose_kws)
-            except errors.TypingError:
-                pass
-        return super().get_call_template(args, kws)
+            export(natives, CACHE_DIR)
+        except BaseException:  # the run is over; a next run exports what this one could not
+            pass
 
 
-def kernel(function):
-    """Compile `function` (nopython mode, cached on disk, GIL released), once per type of its
-    arguments (`_Dispatcher`)."""
-    dispatcher = njit(cache=True, nogil=True)(function)
-    dispatcher.__class__ = _Dispatcher
-    return dispatcher
+def _kernel_named(module: str, qualname: str) -> Kernel:
+    """The kernel `qualname` of `module` (how a pickled kernel is found again)."""
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def kernel(function) -> Kernel:
+    """Declare `function` a kernel: compiled by numba in nopython mode, cached on disk, with the
+    GIL released, once per loose type of its arguments (`numba_target`); see `Kernel`."""
+    return Kernel(function)
+
+
+class NumbaValue:
+    """Something only compiled kernels refer to (an LLVM intrinsic, numba's `carray`): made by
+    `make` (which may import numba) the first time numba types a kernel that names it."""
+
+    def __init__(self, make):
+        self._make = make
+        self._value = None
+
+    @property
+    def value(self):
+        """What `make` made."""
+        if self._value is None:
+            self._value = self._make()
+        return self._value
+
+    @property
+    def _numba_type_(self):
+        return _numba().type_of_global(self.value)
+
+
+def numba_value(make) -> NumbaValue:
+    """Declare a module global that only compiled code uses, made by `make` when numba needs it."""
+    return NumbaValue(make)
+
+
+_overloads: list[tuple] = []
+"""(Python function, its compiled implementation) pairs for numba, registered when it is set up."""
+
+
+def overload_when_compiled(function):
+    """Give compiled code its own implementation of the plain function `function` (numba's
+    `overload`), registered with numba when numba is set up: for a rule that plain Python and
+    compiled code compute differently (as constants, say)."""
+    def register(implementation):
+        _overloads.append((function, implementation))
+        if _numba_set_up():
+            _numba_set_up().register_overload(function, implementation)
+        return implementation
+    return register
+
+
+_listeners: list[tuple[str, object]] = []
+"""(numba event kind, listener) pairs for `numba_events` blocks now open."""
+
+
+def _numba_set_up():
+    """`numba_target` where numba is set up in this process, else None."""
+    return _set_up[0] if _set_up else None
+
+
+_set_up: list = []
+
+
+def _numba():
+    """`numba_target`, imported and set up (the typing rules and listeners declared so far
+    handed to it) the first time it is needed."""
+    with _making:
+        if not _set_up:
+            from .native import withdraw_stand_in
+
+            withdraw_stand_in()
+            from . import numba_target
+
+            numba_target.set_up(_overloads, _listeners)
+            _set_up.append(numba_target)
+            atexit.register(_export_natives)
+    return _set_up[0]
+
+
+@contextmanager
+def numba_events(kind: str, listener):
+    """Within the block, hand numba's events of `kind` ("numba:compile") to `listener` (its
+    `on_start` and `on_end`), from the moment numba is set up, if it is."""
+    if _numba_set_up() or "numba.core.event" in sys.modules:  # numba is here: listen now
+        _numba().listen(kind, listener)
+    _listeners.append((kind, listener))
+    try:
+        yield
+    finally:
+        _listeners.remove((kind, listener))
+        if _numba_set_up():
+            _numba_set_up().stop_listening(listener)
 
 
 def python_of(function):

@@ -3,15 +3,15 @@ of a batch of successors are fetched from memory together instead of one cache m
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from .jit import numba_value
 
 
-@intrinsic
-def prefetch(typingctx, array, index):
+def _prefetch_typing(typingctx, array, index):
     """Hint that array[index] will be read soon (no effect on results)."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+
     signature = types.void(array, index)
 
     def codegen(context, builder, sig, args):
@@ -27,3 +27,13 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return signature, codegen
+
+
+def _intrinsic():
+    from numba.extending import intrinsic
+
+    return intrinsic(_prefetch_typing)
+
+
+prefetch = numba_value(_intrinsic)
+"""prefetch(array, index): hint that array[index] will be read soon (compiled code only)."""
