@@ -67,7 +67,10 @@ try:
     cli.main()
 except SystemExit as end:
     code = end.code
-print(json.dumps({"exit": code, "numba": "numba.core.config" in sys.modules,
+numba_imported = "numba.core.config" in sys.modules
+import numba  # numba imported directly after exported code ran: numba as ever
+assert numba.njit(lambda x: x + 1)(1) == 2
+print(json.dumps({"exit": code, "numba": numba_imported,
                   "native": sum(f is not None for f in jit._natives[0].loaded.values())}), file=sys.stderr)
 """
 

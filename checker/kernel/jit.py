@@ -182,9 +182,6 @@ def _numba():
     handed to it) the first time it is needed."""
     with _making:
         if not _set_up:
-            from .native import withdraw_stand_in
-
-            withdraw_stand_in()
             from . import numba_target
 
             numba_target.set_up(_overloads, _listeners)

@@ -121,9 +121,7 @@ class _Runtime:
                 llvm.add_symbol(f"PyExc_{obj.__name__}", id(obj))
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        if "numba" not in sys.modules:
-            sys.modules["numba"] = _NumbaStandIn("numba")
-            sys.modules[SERIALIZE] = _serialize_stand_in()
+        _prime(modules["numba._helperlib"])
         self.machine = llvm.Target.from_default_triple().create_target_machine(
             cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), jit=True)
         self.nrt = record["nrt"]
@@ -156,22 +154,11 @@ class _Runtime:
 
 
 SERIALIZE = "numba.core.serialize"
-"""The module numba's C helpers import (numba's package first) to rebuild a Python object that
-compiled code embeds: the class of an array or named tuple it returns, an exception it raises."""
+"""The module numba's C helpers import (numba's package first) the first time compiled code
+rebuilds a Python object it embeds: the class of an array or named tuple it returns, an
+exception it raises. They keep the function they find there for the rest of the process."""
 
-
-class _NumbaStandIn(types.ModuleType):
-    """Stands in for numba's package while only exported code runs, so that numba's C helpers,
-    importing `SERIALIZE`, do not import all of numba. Anything else asked of it (an attribute,
-    a submodule's import) withdraws the stand-ins and imports numba itself."""
-
-    replcheck_stand_in = True
-
-    def __getattr__(self, name: str):
-        if name.startswith("__") and name != "__path__":
-            raise AttributeError(name)
-        withdraw_stand_in()
-        return getattr(importlib.import_module("numba"), name)
+_PRIMING = object()
 
 
 class _NeedsNumba(Exception):
@@ -185,11 +172,14 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-def _serialize_stand_in() -> types.ModuleType:
-    """A stand-in for `SERIALIZE`: it rebuilds the objects compiled code embeds with plain pickle,
-    as numba does; one that needs numba's own code to rebuild is handed to the real module,
-    imported then (the stand-ins withdrawn first)."""
-    module = types.ModuleType(SERIALIZE)
+def _prime(helperlib) -> None:
+    """Have numba's C helpers find, once and for good, functions of ours where they would import
+    numba (`SERIALIZE`): with stand-ins for numba's package and that module in sys.modules for
+    the moment of one call to each helper, taken out again at once. Ours rebuild an embedded
+    object with plain pickle, as numba does; one that needs numba's own code is handed to
+    numba's module, imported then. Where numba is imported already, its own module serves."""
+    if "numba" in sys.modules:
+        return
     memo: dict = {}
 
     def _numba_unpickle(address, data, hashed):
@@ -198,28 +188,26 @@ def _serialize_stand_in() -> types.ModuleType:
             try:
                 memo[key] = _Unpickler(io.BytesIO(data)).load()
             except _NeedsNumba:
-                memo[key] = _real_serialize()._numba_unpickle(address, data, hashed)
+                memo[key] = importlib.import_module(SERIALIZE)._numba_unpickle(address, data, hashed)
         return memo[key]
 
     def runtime_build_excinfo_struct(struct_gv, exc_args):
-        return _real_serialize().runtime_build_excinfo_struct(struct_gv, exc_args)
+        if struct_gv is _PRIMING:
+            return None
+        return importlib.import_module(SERIALIZE).runtime_build_excinfo_struct(struct_gv, exc_args)
 
-    module._numba_unpickle = _numba_unpickle
-    module.runtime_build_excinfo_struct = runtime_build_excinfo_struct
-    module.replcheck_stand_in = True
-    return module
-
-
-def withdraw_stand_in() -> None:
-    """Take the stand-ins for numba out of sys.modules, so that numba, imported now, is numba."""
-    for name in ("numba", SERIALIZE):
-        if getattr(sys.modules.get(name), "replcheck_stand_in", False):
-            del sys.modules[name]
-
-
-def _real_serialize():
-    withdraw_stand_in()
-    return importlib.import_module(SERIALIZE)
+    serialize = types.ModuleType(SERIALIZE)
+    serialize._numba_unpickle = _numba_unpickle
+    serialize.runtime_build_excinfo_struct = runtime_build_excinfo_struct
+    sys.modules["numba"], sys.modules[SERIALIZE] = types.ModuleType("numba"), serialize
+    try:
+        data = pickle.dumps(None)
+        ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)(
+            helperlib.c_helpers["unpickle"])(data, len(data), bytes(20))
+        ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object)(
+            helperlib.c_helpers["runtime_build_excinfo_struct"])(_PRIMING, None)
+    finally:
+        del sys.modules["numba"], sys.modules[SERIALIZE]
 
 
 def _extension(name: str):
