@@ -38,7 +38,7 @@ def export(store, cache_dir: str) -> None:
     """Write an entry for each call `store` found none for and numba ran (of kernels compiled
     into `cache_dir`), and the runtime record once: files written whole (a temporary file
     renamed), so a reader never sees half of one."""
-    directory = store.directory
+    directory, stamp = store.directory, versions()
     written = False
     for kernel, descriptions in list(store.missing.values()):
         dispatcher = kernel._dispatcher
@@ -48,18 +48,19 @@ def export(store, cache_dir: str) -> None:
         if compiled is None or compiled.objectmode or compiled.lifted or compiled.reload_init:
             continue
         environments = {env.env_name: env for env in [compiled.environment, *compiled.referenced_envs]}
-        entry = {"key": [key_text(d) for d in descriptions], "versions": versions(),
+        entry = {"key": [key_text(d) for d in descriptions], "versions": stamp,
                  "object": object_code(compiled.library), "wrapper": compiled.fndesc.llvm_cpython_wrapper_name,
                  "environments": [(name, env.globals["__name__"], list(env.consts)) for name, env in environments.items()]}
         try:
-            pickle.loads(pickle.dumps(entry))
+            data = pickle.dumps(entry)
+            pickle.loads(data)
         except Exception:  # a constant only numba can rebuild: numba keeps running this call
             continue
-        _write(entry_path(directory, kernel.__module__, kernel.__qualname__, descriptions), entry)
+        _write(entry_path(directory, kernel.__module__, kernel.__qualname__, descriptions), data)
         written = True
-    if written and _runtime_versions(directory) != versions():
+    if written and _runtime_versions(directory) != stamp:
         nrt = cpu_target.target_context.codegen()._tm.emit_object(llvm.parse_assembly(str(rtsys.library._final_module)))
-        _write(directory / RUNTIME, {"versions": versions(), "nrt": nrt, "math": list(intrinsics.INTR_MATH)})
+        _write(directory / RUNTIME, pickle.dumps({"versions": stamp, "nrt": nrt, "math": list(intrinsics.INTR_MATH)}))
 
 
 def _in_digest(kernel, cache_dir: Path) -> bool:
@@ -78,8 +79,8 @@ def _runtime_versions(directory: Path) -> dict | None:
         return None
 
 
-def _write(path: Path, record: dict) -> None:
+def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(pickle.dumps(record))
+    temporary.write_bytes(data)
     os.replace(temporary, path)

@@ -38,9 +38,8 @@ with _hidden(*_NOT_USED):
     from numba import njit  # noqa: E402
     from numba.core import errors, event, types  # noqa: E402
     from numba.core.extending import overload  # noqa: E402
-    from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
-
     from numba.core.codegen import CPUCodeLibrary  # noqa: E402
+    from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
 
 from .cache_locator import install as install_cache_locator  # noqa: E402
 
