@@ -114,8 +114,8 @@ def runs(target: str):
 
 class TraceGroup(TidyErrors, click.Group):
     """`replcheck trace`, whose subcommands are declared in `checker.commands.trace` (their
-    options name what `traces.render` offers, and it imports numba): loaded, with Ctrl-C held
-    back, only when the group runs."""
+    options name what `traces.render` offers, and it imports the models): loaded, with Ctrl-C
+    held back, only when the group runs."""
 
     def list_commands(self, ctx) -> list[str]:
         """The subcommands' names, in click's order."""

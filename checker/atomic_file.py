@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -39,8 +39,9 @@ def atomic_output(path: Path, kind: Kind, run: dict | None = None) -> Iterator[B
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
+    except BaseException:  # a Ctrl-C just after the rename leaves no temporary file to remove
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
 
 

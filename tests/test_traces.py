@@ -141,6 +141,25 @@ def test_atomic_write_leaves_nothing_half_written(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["out.xml"]
 
 
+def test_a_ctrl_c_just_after_the_rename_is_a_ctrl_c_and_the_file_is_whole(tmp_path, monkeypatch):
+    """The interruption lands when the new file is already in place (the checkpoint journal met
+    this): it is reported as the Ctrl-C it is, not as a failure to remove the temporary file."""
+    from checker.output_kinds import JUNIT
+
+    target = tmp_path / "out.xml"
+    rename = os.replace
+
+    def rename_then_interrupted(src, dst):
+        rename(src, dst)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store.os, "replace", rename_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.write_atomically(target, "new content", JUNIT)
+    assert target.read_text() == "new content"
+    assert os.listdir(tmp_path) == ["out.xml"]
+
+
 def test_every_column_of_a_fetch_step_table_has_a_heading():
     """The ghost column (acked and committed records) appears only once a record is acknowledged;
     the step table still names it, and leaves it empty before."""
