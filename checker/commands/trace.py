@@ -1,6 +1,6 @@
 """`replcheck trace show` and `replcheck trace render`, declared here rather than in cli.py:
-their options name the formats `traces.render` offers, and importing it imports the models and
-numpy. cli.py's `trace` group loads them when it runs.
+their options name the formats `traces.render` offers, and importing it imports the models.
+cli.py's `trace` group loads them when it runs.
 """
 
 from __future__ import annotations
