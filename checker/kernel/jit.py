@@ -4,8 +4,8 @@ Every kernel function is declared with `kernel`, and the few things only compile
 (an LLVM intrinsic, numba's `carray`, a typing rule) with `numba_value` and
 `overload_when_compiled`. None of them imports numba: numba is imported, and set up for
 replcheck (`numba_target`), the first time a kernel is called from Python or typed inside
-another kernel being compiled. A process that never runs a kernel, or runs the search's
-entry points from a native bundle (`checker.kernel.native`), never imports it.
+another kernel being compiled. A process that never runs a kernel, or runs only calls an
+earlier run exported the machine code of (`checker.kernel.native`), never imports it.
 
 Importing this module chooses numba's cache directory (numba reads NUMBA_CACHE_DIR once, when
 it is imported): `cache.cache_dir`, one per version of the sources.
@@ -131,6 +131,7 @@ class NumbaValue:
     def __init__(self, make):
         self._make = make
         self._value = None
+        self._type = None
 
     @property
     def value(self):
@@ -141,7 +142,9 @@ class NumbaValue:
 
     @property
     def _numba_type_(self):
-        return _numba().type_of_global(self.value)
+        if self._type is None:  # once: typing it refreshes numba's tables
+            self._type = _numba().type_of_global(self.value)
+        return self._type
 
 
 def numba_value(make) -> NumbaValue:
