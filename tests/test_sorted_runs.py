@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from checker.kernel import sorted_runs
 from checker.kernel.sorted_runs import KEY, SortedRuns
 
 WIDTH = 24
@@ -35,7 +36,7 @@ def stream(store: SortedRuns, chunk: int | None = None):
     return slices, {name: np.concatenate([s[name] for s in slices]) for name in slices[0]}
 
 
-@pytest.mark.parametrize("window, chunk", [(None, None), (10**9, 7), (4000, None), (4000, 33), (RECORD * 7, None)])
+@pytest.mark.parametrize("window, chunk", [(None, None), (None, 7), (10**9, 7), (4000, None), (4000, 33), (RECORD * 7, None)])
 def test_every_record_comes_back_once_in_key_order(tmp_path, window, chunk):
     store = SortedRuns(window, str(tmp_path))
     added = list(blocks(1, 12, 250))
@@ -50,18 +51,43 @@ def test_every_record_comes_back_once_in_key_order(tmp_path, window, chunk):
         assert np.array_equal(out[name], everything[name][order]), name
 
 
-def test_equal_keys_keep_the_order_they_came_in(tmp_path):
-    store = SortedRuns(RECORD * 100, str(tmp_path))
+@pytest.mark.parametrize("window, chunk", [(RECORD * 100, None), (None, 5), (RECORD * 500, 9)])
+def test_equal_keys_keep_the_order_they_came_in(tmp_path, window, chunk):
+    store = SortedRuns(window, str(tmp_path))
     added = list(blocks(2, 10, 200, duplicates=True))
     for block in added:
         store.add(block)
-    _, out = stream(store)
+    _, out = stream(store, chunk)
     keys = out[KEY]
     assert (np.diff(keys) >= 0).all()
     places = out["rows"][:, :8].copy().view(np.int64).ravel()
     repeated = keys[1:] == keys[:-1]
     assert repeated.any()
     assert (places[1:][repeated] > places[:-1][repeated]).all()
+
+
+def test_a_large_read_is_dealt_into_buckets_and_lets_go_of_its_blocks(tmp_path, monkeypatch):
+    """Past `BUCKETED_FROM` chunks a slice is read by key buckets (`Blocks.bucketed`): the
+    same records in the same order as a sort of everything, with every block let go once read."""
+    store = SortedRuns(None, str(tmp_path))
+    added = list(blocks(3, 6, 500, duplicates=True))
+    for block in added:
+        store.add({**block, "pairs": np.stack([block["codes"], block["codes"] + 1], axis=1).astype(np.int32)})
+    read = []
+    real = sorted_runs.Blocks.bucketed
+
+    def watched(records, chunk):
+        read.append(records)
+        yield from real(records, chunk)
+
+    monkeypatch.setattr(sorted_runs.Blocks, "bucketed", watched)
+    slices, out = stream(store, 40)
+    assert len(read) == 1 and read[0].blocks == []
+    everything = {name: np.concatenate([b[name] for b in added]) for name in added[0]}
+    order = np.argsort(everything[KEY], kind="stable")
+    for name in everything:
+        assert np.array_equal(out[name], everything[name][order]), name
+    assert np.array_equal(out["pairs"][:, 1], out["codes"].astype(np.int32) + 1)
 
 
 def test_slices_hold_about_a_window(tmp_path):

@@ -11,6 +11,8 @@ the key range into slices that each hold about `window` bytes (keys are fingerpr
 evenly over the 64-bit range), and for each slice reads that slice of every run (a binary search
 in the run's keys, then a contiguous read) and of memory, and sorts it. So memory holds one
 window of records being added, one slice being read, and the runs' keys (8 bytes a record).
+Without a window a large slice is read by key buckets (`Blocks.bucketed`), which reads memory
+in order at the cost of a transient copy of the slice.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ import numpy as np
 
 KEY = "key"
 """The column the records are ordered by."""
+BUCKETED_FROM = 4
+"""Without a window, `in_key_order` reads a slice of more than this many chunks by key buckets
+(`Blocks.bucketed`: faster, for a transient copy of the slice); under a window (a memory budget)
+it gathers each chunk from the blocks as they lie, taking no more memory than the chunk."""
+BUCKETS_PER_CHUNK = 4
+"""`Blocks.bucketed` deals records into about this many buckets per chunk."""
 WINDOW_SHARE = 4
 """Under a memory budget, a store (the frontier being written, the one being read, a level's
 candidates) keeps at most this fraction of the budget in memory: a Spark task's visited-set
@@ -86,10 +94,14 @@ class SortedRuns:
         `chunk` records (default: one block per slice of the key range); each block's columns
         are new arrays. With `consume` the store lets go of its records in memory as it starts
         (so they are freed as the reading goes), and is to be closed after."""
-        for records, order in self.sorted_slices(consume):
-            step = chunk or max(len(order), 1)
-            for at in range(0, len(order), step):
-                yield records.take(order[at:at + step])
+        for records in self._slices(consume):
+            if chunk is None or self.window is not None or len(records) <= BUCKETED_FROM * chunk:
+                order = np.argsort(records.column(KEY), kind="stable")
+                step = chunk or len(order)
+                for at in range(0, len(order), step):
+                    yield records.take(order[at:at + step])
+            else:
+                yield from records.bucketed(chunk)
 
     def sorted_slices(self, consume: bool = False) -> Iterator[tuple["Blocks", np.ndarray]]:
         """Every record, a slice of the key range at a time, as (records, order): the slice's
@@ -97,6 +109,12 @@ class SortedRuns:
         (stable within a key). For a reader that needs some columns in key order and the rest of
         only some records: gathering every row in key order would read memory out of order.
         `consume` as for `in_key_order`."""
+        for records in self._slices(consume):
+            yield records, np.argsort(records.column(KEY), kind="stable")
+
+    def _slices(self, consume: bool) -> Iterator["Blocks"]:
+        """Every record, a slice of the key range at a time (`Blocks`, not joined, in the order
+        they were added: the runs first, each in key order, then memory)."""
         memory = self.memory
         if consume:
             self.memory, self.memory_bytes = [], 0
@@ -113,7 +131,8 @@ class SortedRuns:
             records = Blocks(parts)
             del parts
             if len(records):
-                yield records, np.argsort(records.column(KEY), kind="stable")
+                yield records
+            del records
 
     def close(self) -> None:
         """Forget every record and remove the runs' files."""
@@ -156,6 +175,54 @@ class Blocks:
                 for name, column in block.items():
                     out[name][mine] = column[local]
         return out
+
+    def bucketed(self, chunk: int) -> Iterator[dict[str, np.ndarray]]:
+        """Every record in ascending key order (stable within a key), as new blocks of at most
+        `chunk` records, letting go of each block as it is read. Gathering records in key order
+        straight from the blocks reads memory at random, a cache miss a record; so the records
+        are first dealt, block by block, into buckets of consecutive keys (their top bits: keys
+        are fingerprints, spread evenly), which writes each bucket's records one after another,
+        and then each group of buckets, small enough to stay in the CPU's caches, is sorted."""
+        count = len(self)
+        bits = min(16, max(1, int(np.ceil(np.log2(count * BUCKETS_PER_CHUNK / chunk)))))
+        buckets = [_bucket_of(block[KEY], bits) for block in self.blocks]
+        sizes = np.bincount(np.concatenate(buckets), minlength=1 << bits)
+        edges = np.concatenate([[0], np.cumsum(sizes)])
+        place = np.empty(count, np.int64)  # each record's position, bucket by bucket
+        place[np.argsort(np.concatenate(buckets), kind="stable")] = np.arange(count)  # a radix sort
+        dealt = {name: np.empty((count, *column.shape[1:]), column.dtype) for name, column in self.blocks[0].items()}
+        for b in range(len(self.blocks)):
+            block, self.blocks[b] = self.blocks[b], None
+            into = place[self.starts[b]:self.starts[b + 1]]
+            for name, column in block.items():
+                _records(dealt[name])[into] = _records(column)
+            del block
+        self.blocks = []
+        first = 0
+        while first < len(sizes):
+            last = first + 1
+            while last < len(sizes) and edges[last + 1] - edges[first] <= chunk:
+                last += 1
+            lo, hi = int(edges[first]), int(edges[last])
+            order = lo + np.argsort(dealt[KEY][lo:hi], kind="stable")
+            for at in range(0, len(order), chunk):
+                yield {name: column[order[at:at + chunk]] for name, column in dealt.items()}
+            first = last
+
+
+def _bucket_of(keys: np.ndarray, bits: int) -> np.ndarray:
+    """The top `bits` bits of each key taken as unsigned (so buckets ascend with the keys)."""
+    unsigned = keys.view(np.uint64) ^ np.uint64(1 << 63)
+    return (unsigned >> np.uint64(64 - bits)).astype(np.uint16)
+
+
+def _records(column: np.ndarray) -> np.ndarray:
+    """`column` seen as one item per record (a row of several values as one opaque item), so
+    that moving records copies each as a whole."""
+    if column.ndim == 1:
+        return column
+    column = np.ascontiguousarray(column)
+    return column.reshape(len(column), -1).view(np.dtype((np.void, column[0].nbytes))).reshape(len(column))
 
 
 def _joined(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
