@@ -185,11 +185,12 @@ class Blocks:
         and then each group of buckets, small enough to stay in the CPU's caches, is sorted."""
         count = len(self)
         bits = min(16, max(1, int(np.ceil(np.log2(count * BUCKETS_PER_CHUNK / chunk)))))
-        buckets = [_bucket_of(block[KEY], bits) for block in self.blocks]
-        sizes = np.bincount(np.concatenate(buckets), minlength=1 << bits)
+        buckets = np.concatenate([_bucket_of(block[KEY], bits) for block in self.blocks])
+        sizes = np.bincount(buckets, minlength=1 << bits)
         edges = np.concatenate([[0], np.cumsum(sizes)])
         place = np.empty(count, np.int64)  # each record's position, bucket by bucket
-        place[np.argsort(np.concatenate(buckets), kind="stable")] = np.arange(count)  # a radix sort
+        place[np.argsort(buckets, kind="stable")] = np.arange(count)  # a radix sort
+        del buckets
         dealt = {name: np.empty((count, *column.shape[1:]), column.dtype) for name, column in self.blocks[0].items()}
         for b in range(len(self.blocks)):
             block, self.blocks[b] = self.blocks[b], None
