@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +16,20 @@ VARIANTS = ("hw", "kip101", "kip279", "kip320")
 def run_cli(*args: str):
     """Run `replcheck ARGS` in-process; returns click's Result (exit_code, stdout, stderr)."""
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def without_compile_notices(stderr: str) -> list[str]:
+    """The lines of `stderr` other than those announcing a kernel compile (`checker.compile_notice`:
+    in this process or a second one, and its end), which a run prints only where the kernel
+    cache is cold: what a test may expect whatever ran before it."""
+    from checker import compile_notice
+
+    mark = "\x00"
+    announced = [compile_notice.notice_line(mark), compile_notice.notice_line(mark, mark),
+                 compile_notice.background_line(mark), compile_notice.background_line(mark, mark),
+                 compile_notice.compiled_line(mark, 7).replace("7", mark)]
+    notice = re.compile("|".join(re.escape(line).replace(re.escape(mark), ".+") for line in announced))
+    return [line for line in stderr.splitlines() if not notice.fullmatch(line)]
 
 
 def run_json(*args: str) -> dict:
