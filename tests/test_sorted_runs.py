@@ -66,10 +66,13 @@ def test_equal_keys_keep_the_order_they_came_in(tmp_path, window, chunk):
     assert (places[1:][repeated] > places[:-1][repeated]).all()
 
 
-def test_a_large_read_is_dealt_into_buckets_and_lets_go_of_its_blocks(tmp_path, monkeypatch):
-    """Past `BUCKETED_FROM` chunks a slice is read by key buckets (`Blocks.bucketed`): the
-    same records in the same order as a sort of everything, with every block let go once read."""
-    store = SortedRuns(None, str(tmp_path))
+@pytest.mark.parametrize("window, bucketed", [(None, True), (2 * 3000 * (RECORD + 8), True),
+                                              (2 * 3000 * (RECORD + 8) - 1, False)])
+def test_a_large_read_is_dealt_into_buckets_and_lets_go_of_its_blocks(tmp_path, monkeypatch, window, bucketed):
+    """Past `BUCKETED_FROM` chunks a slice that fits in the window twice (its copy) is read by
+    key buckets (`Blocks.bucketed`): the same records in the same order as a sort of everything,
+    with every block let go once read. One that does not is gathered chunk by chunk."""
+    store = SortedRuns(window, str(tmp_path))
     added = list(blocks(3, 6, 500, duplicates=True))
     for block in added:
         store.add({**block, "pairs": np.stack([block["codes"], block["codes"] + 1], axis=1).astype(np.int32)})
@@ -82,7 +85,7 @@ def test_a_large_read_is_dealt_into_buckets_and_lets_go_of_its_blocks(tmp_path, 
 
     monkeypatch.setattr(sorted_runs.Blocks, "bucketed", watched)
     slices, out = stream(store, 40)
-    assert len(read) == 1 and read[0].blocks == []
+    assert len(read) == bucketed and all(records.blocks == [] for records in read)
     everything = {name: np.concatenate([b[name] for b in added]) for name in added[0]}
     order = np.argsort(everything[KEY], kind="stable")
     for name in everything:

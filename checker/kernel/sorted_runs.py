@@ -11,8 +11,8 @@ the key range into slices that each hold about `window` bytes (keys are fingerpr
 evenly over the 64-bit range), and for each slice reads that slice of every run (a binary search
 in the run's keys, then a contiguous read) and of memory, and sorts it. So memory holds one
 window of records being added, one slice being read, and the runs' keys (8 bytes a record).
-Without a window a large slice is read by key buckets (`Blocks.bucketed`), which reads memory
-in order at the cost of a transient copy of the slice.
+A large slice that fits in the window twice (any, without a window) is read by key buckets
+(`Blocks.bucketed`), which reads memory in order at the cost of a transient copy of the slice.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ import numpy as np
 KEY = "key"
 """The column the records are ordered by."""
 BUCKETED_FROM = 4
-"""Without a window, `in_key_order` reads a slice of more than this many chunks by key buckets
-(`Blocks.bucketed`: faster, for a transient copy of the slice); under a window (a memory budget)
-it gathers each chunk from the blocks as they lie, taking no more memory than the chunk."""
+"""`in_key_order` reads a slice of more than this many chunks by key buckets (`Blocks.bucketed`:
+faster, for a transient copy of the slice) where the slice and its copy fit in the window (a
+memory budget's share; always, without one); otherwise it gathers each chunk from the blocks as
+they lie, taking no more memory than the chunk."""
 BUCKETS_PER_CHUNK = 4
 """`Blocks.bucketed` deals records into about this many buckets per chunk."""
 WINDOW_SHARE = 4
@@ -95,13 +96,18 @@ class SortedRuns:
         are new arrays. With `consume` the store lets go of its records in memory as it starts
         (so they are freed as the reading goes), and is to be closed after."""
         for records in self._slices(consume):
-            if chunk is None or self.window is not None or len(records) <= BUCKETED_FROM * chunk:
+            if chunk is None or len(records) <= BUCKETED_FROM * chunk or not self._room_to_copy(len(records)):
                 order = np.argsort(records.column(KEY), kind="stable")
                 step = chunk or len(order)
                 for at in range(0, len(order), step):
                     yield records.take(order[at:at + step])
             else:
                 yield from records.bucketed(chunk)
+
+    def _room_to_copy(self, records: int) -> bool:
+        """Whether a slice of this many records and a copy of it fit in the window (always,
+        without one): the transient copy `Blocks.bucketed` makes."""
+        return self.window is None or 2 * records * self.record_bytes <= self.window
 
     def sorted_slices(self, consume: bool = False) -> Iterator[tuple["Blocks", np.ndarray]]:
         """Every record, a slice of the key range at a time, as (records, order): the slice's
