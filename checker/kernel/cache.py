@@ -31,6 +31,16 @@ NOT_KERNEL_SOURCE = "\nKERNEL_SOURCE = False\n"
 """The line by which a module says no kernel compiles from it."""
 
 
+def write_cache_file(path: Path, content: str | bytes) -> None:
+    """Write `content` (text as UTF-8) to the cache file `path`, making its directory: through a
+    temporary file of this process renamed over it, so that another process reading the cache
+    never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    os.replace(temporary, path)
+
+
 def source_files() -> list[Path]:
     """Every Python source a kernel may be compiled from, in a fixed order."""
     return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py")

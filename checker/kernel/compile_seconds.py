@@ -13,10 +13,9 @@ search, which compiles all of its actions as every other part does, and wrote to
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from .cache import cache_root
+from .cache import cache_root, write_cache_file
 
 KERNEL_SOURCE = False
 
@@ -53,10 +52,7 @@ def record(part: str, seconds: float) -> None:
     figures = _read(path)
     figures[part] = round(seconds, 1)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        scratch.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
-        os.replace(scratch, path)
+        write_cache_file(path, json.dumps(figures, indent=1, sort_keys=True) + "\n")
     except OSError:
         pass
 

@@ -8,10 +8,10 @@ its own module name.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
+from .cache import write_cache_file
 from .jit import CACHE_DIR
 
 TEMPLATE = Path(__file__).with_name("search_template.py")
@@ -32,10 +32,7 @@ def search_module(kernel_module: str):
     path = Path(CACHE_DIR) / "generated" / f"{name}.py"
     text = "\n".join(lines) + "\n"
     if not path.exists() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        write_cache_file(path, text)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

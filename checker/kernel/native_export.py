@@ -3,7 +3,6 @@ numba (`native`, whose docstring tells the whole story). Imported only where num
 
 from __future__ import annotations
 
-import os
 import pickle
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from numba.core.registry import cpu_target
 from numba.core.runtime import rtsys
 from numba.np.numpy_support import from_dtype
 
-from .cache import ROOT
+from .cache import ROOT, write_cache_file
 from .native import RUNTIME, entry_path, key_text, versions
 from .numba_target import object_code
 
@@ -56,11 +55,11 @@ def export(store, cache_dir: str) -> None:
             pickle.loads(data)
         except Exception:  # a constant only numba can rebuild: numba keeps running this call
             continue
-        _write(entry_path(directory, kernel.__module__, kernel.__qualname__, descriptions), data)
+        write_cache_file(entry_path(directory, kernel.__module__, kernel.__qualname__, descriptions), data)
         written = True
     if written and _runtime_versions(directory) != stamp:
         nrt = cpu_target.target_context.codegen()._tm.emit_object(llvm.parse_assembly(str(rtsys.library._final_module)))
-        _write(directory / RUNTIME, pickle.dumps({"versions": stamp, "nrt": nrt, "math": list(intrinsics.INTR_MATH)}))
+        write_cache_file(directory / RUNTIME, pickle.dumps({"versions": stamp, "nrt": nrt, "math": list(intrinsics.INTR_MATH)}))
 
 
 def _in_digest(kernel, cache_dir: Path) -> bool:
@@ -77,10 +76,3 @@ def _runtime_versions(directory: Path) -> dict | None:
         return pickle.loads((directory / RUNTIME).read_bytes())["versions"]
     except Exception:
         return None
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
