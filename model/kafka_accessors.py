@@ -16,6 +16,7 @@ Each model's layout module re-exports these accessors beside those only it has, 
 from __future__ import annotations
 
 from checker.kernel.jit import kernel, overload_when_compiled
+from checker.kernel.layout_record import layout_class
 
 NEXT_RECORD_ID = 0
 """The row's first slot: how many producer writes have happened."""
@@ -35,9 +36,11 @@ def block_places(lay) -> tuple[int, int, int]:
 
 @overload_when_compiled(block_places)
 def _block_places_as_constants(lay):
-    """In compiled code the places are read off the layout tuple's class while the caller is
-    compiled, so they stand in its machine code as numbers, not as loads from the tuple."""
-    places = _places(lay.instance_class)
+    """In compiled code the places are read off the layout's class (`layout_record`: the
+    compiled code has the layout as a record) while the caller is compiled, so they stand in its
+    machine code as numbers, not as loads."""
+    kind = layout_class(lay.dtype.names) if hasattr(lay, "dtype") else lay.instance_class
+    places = _places(kind)
     return lambda lay: places
 
 

@@ -44,8 +44,8 @@ def tree(tmp_path):
     (root / "checker" / "kernel").mkdir(parents=True)
     (root / "invariants").mkdir()
     (root / "model").mkdir()
-    for name in ("__init__.py", "cache.py", "cache_locator.py", "jit.py", "numba_target.py", "native.py",
-                 "native_export.py"):
+    for name in ("__init__.py", "cache.py", "cache_locator.py", "jit.py", "layout_record.py", "numba_target.py",
+                 "native.py", "native_export.py"):
         shutil.copy(REPO / "checker" / "kernel" / name, root / "checker" / "kernel" / name)
     for package in (root / "checker", root / "invariants", root / "model"):
         (package / "__init__.py").touch()

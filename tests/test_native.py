@@ -14,12 +14,14 @@ import numba
 import numpy as np
 import pytest
 
+from checker.kernel.layout_record import as_record
 from checker.kernel.native import describe
 from checker.kernel.native_export import numba_type
 
 ROOT = Path(__file__).resolve().parents[1]
 
 Pair = namedtuple("Pair", "a b")
+Bounds = namedtuple("Bounds", "replicas stride")
 
 
 def _values():
@@ -31,7 +33,7 @@ def _values():
     return arrays + [grid, grid.T, grid[:, ::2], grid[::2], np.zeros((0, 3), np.int8), np.zeros((2, 3, 4), np.int8),
                      frozen, 0, -1, (1 << 63) - 1, True, False, 1.5, np.int64(3), np.uint64(2 ** 63), np.int32(-4),
                      np.int8(1), np.bool_(True), np.float32(0.5), (), (1, 2, 3), (1, True), (grid, 1, (2, frozen)),
-                     Pair(1, 2), Pair(grid, 1.0), None]
+                     Pair(1, 2), Pair(grid, 1.0), None, as_record(Bounds(3, 40)), as_record(Pair(1, 2))]
 
 
 @pytest.mark.parametrize("value", _values(), ids=lambda v: type(v).__name__)
@@ -48,7 +50,8 @@ def test_values_numba_types_apart_are_described_apart():
     assert all(len(found) == 1 for found in types.values()), types
 
 
-@pytest.mark.parametrize("value", [1 << 63, np.zeros(2, object), np.memmap, [1, 2], {"a": 1}, "text",
+@pytest.mark.parametrize("value", [1 << 63, np.zeros(2, object), np.zeros(1, [("a", np.int32)])[0],
+                                   np.zeros(1, [("a", np.int64), ("b", np.int8)])[0], np.memmap, [1, 2], {"a": 1}, "text",
                                    (1, "text"), np.zeros(2, np.complex128), np.datetime64("2024-01-01")],
                          ids=repr)
 def test_what_it_cannot_describe_is_left_to_numba(value):

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .cache import cache_dir, prune_stale
+from .layout_record import as_record, is_layout
 
 CACHE_DIR = str(cache_dir())
 """Where this process's kernels are cached."""
@@ -66,6 +67,7 @@ class Kernel:
         return self.dispatcher._numba_type_
 
     def __call__(self, *args, **kwargs):
+        args = tuple(as_record(arg) if is_layout(arg) else arg for arg in args)
         natives = _natives[0] if _natives else _open_natives()
         if natives is not None and not kwargs:
             function = natives.function(self, args)

@@ -13,7 +13,8 @@ numba is imported only for a call no file covers (then it exports it for the nex
 
 The description must pick the same overload numba would: it records exactly what numba's
 `typeof` looks at (an array's dtype, dimensions, layout and writability; a scalar's type; a
-tuple's items and named-tuple class), and a value it cannot describe goes to numba. The files sit
+tuple's items and named-tuple class; a layout record's fields), and a value it cannot describe
+goes to numba. The files sit
 in the kernel cache directory, which changes with the kernel sources, and name the numba and
 Python versions that wrote them: anything else is ignored. `REPLCHECK_NATIVE=0` turns this off.
 """
@@ -35,6 +36,8 @@ import types
 from pathlib import Path
 
 import numpy as np
+
+from .layout_record import record_dtype
 
 RUNTIME = "runtime.pkl"
 """The file of what every entry needs (NRT's functions as object code, the math functions'
@@ -59,6 +62,11 @@ def describe(value):
         return ("f", "float64")
     if isinstance(value, (np.integer, np.floating)):
         return ("i" if isinstance(value, np.integer) else "f", value.dtype.name)
+    if kind is np.void:  # a layout's record (`layout_record`): aligned int64 fields
+        fields = value.dtype.names
+        if fields and value.dtype == record_dtype(fields):
+            return ("R", fields)
+        return None
     if isinstance(value, tuple):
         items = tuple(describe(item) for item in value)
         if None in items:

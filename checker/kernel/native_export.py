@@ -14,6 +14,7 @@ from numba.core.runtime import rtsys
 from numba.np.numpy_support import from_dtype
 
 from .cache import ROOT, write_cache_file
+from .layout_record import record_dtype
 from .native import RUNTIME, entry_path, key_text, versions
 from .numba_target import object_code
 
@@ -30,6 +31,8 @@ def numba_type(description):
         return from_dtype(np.dtype(description[1]))
     if kind == "T":
         return types.BaseTuple.from_types([numba_type(item) for item in description[2]], description[1] or tuple)
+    if kind == "R":
+        return from_dtype(record_dtype(description[1]))
     return types.none
 
 

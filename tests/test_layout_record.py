@@ -1,0 +1,40 @@
+"""Layouts reach compiled kernels as records (`checker.kernel.layout_record`): the same fields,
+read the same way, one pointer instead of a field per argument."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from checker.kernel.jit import kernel
+from checker.kernel.layout_record import as_record, is_layout, layout_class
+from model.registry import build_model
+
+Bounds = namedtuple("Bounds", "replicas stride")
+Named = namedtuple("Named", "replicas name")
+
+
+@kernel
+def _block_end(lay, r):
+    """Where replica r's block ends, read off the layout as compiled code reads it."""
+    return (r + 1) * lay.stride
+
+
+def test_a_named_tuple_of_ints_is_a_layout_and_nothing_else_is():
+    assert is_layout(Bounds(3, 40))
+    assert not is_layout((3, 40)) and not is_layout(Named(3, "x")) and not is_layout(np.zeros(2))
+
+
+def test_the_record_holds_the_layouts_fields_and_names_its_class():
+    for name in ("spec", "fetch", "kraft"):
+        lay = build_model(name).kernel.layout
+        record = as_record(lay)
+        assert record.dtype.names == lay._fields and tuple(int(v) for v in record.item()) == tuple(lay)
+        assert as_record(lay) is record and layout_class(record.dtype.names) is type(lay)
+
+
+def test_a_kernel_given_a_layout_reads_its_fields_compiled_and_plain():
+    lay = Bounds(3, 40)
+    assert _block_end(lay, 2) == _block_end.py_func(lay, 2) == 120
+    assert _block_end(Bounds(3, 41), 2) == 123  # a second layout of the class: its own record
