@@ -30,6 +30,19 @@ def permuted(kernel, row, perm) -> np.ndarray:
     return out
 
 
+def by_parts(kernel, row, perm) -> np.ndarray:
+    """The packed row renamed by the model's `permute_head`, then its `permute_part`s to the
+    end of the row, each starting where the one before ended."""
+    search, lay, out = kernel.search, kernel.layout, np.zeros_like(row)
+    part, end = 1, search.permute_head(row, lay, renaming(perm), out)
+    while end < len(row):
+        after = search.permute_part(row, lay, renaming(perm), part, out)
+        assert after > end, "a part that ends before the one before it"
+        part, end = part + 1, after
+    assert end == len(row)
+    return out
+
+
 def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1) -> None:
     """Every renaming of the 3-replica packed state `row` is lossless, has the same orbit
     representative (the smallest renaming, found though the search renames in full only the
@@ -48,6 +61,7 @@ def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1
         head = np.zeros_like(row)
         size = search.permute_head(row, lay, renaming(perm), head)
         assert np.array_equal(head[:size], other[:size]), "the head is not where the renamed row starts"
+        assert np.array_equal(by_parts(kernel, row, perm), other), "the parts build another renaming"
         assert np.array_equal(permuted(kernel, other, np.argsort(perm)), row), "renaming lost information"
         assert np.array_equal(reducer.representative(other), canonical), "the orbit has two representatives"
         renamed_steps = kernel.successor_rows(other)

@@ -6,16 +6,20 @@ verdict)."""
 from __future__ import annotations
 
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checker.kernel.symmetry import permutations
+from checker.kernel.traces import Reducer
 from checker.local import explore
 from conftest import VARIANTS
 from invariants.fetch import STATE_INVARIANTS
 from invariants.registry import select
-from kernel_walks import Readable, assert_renaming_commutes, random_walk
+from kernel_walks import Readable, assert_renaming_commutes, by_parts, permuted, random_walk
 from model.fetch.kinds import NO_LEADER
 from model.fetch.layout import HEADER
 from model.registry import build_model
@@ -126,6 +130,24 @@ EVERY_INVARIANT = (1 << len(STATE_INVARIANTS)) - 1
 def test_renaming_commutes_with_every_rule_and_keeps_every_verdict(variant, choices):
     model = SYMMETRY_MODELS[variant]
     assert_renaming_commutes(model, random_walk(model, choices), EVERY_INVARIANT)
+
+
+FOUR_REPLICAS = build_model("fetch", "kip966", replicas=4, min_insync_replicas=2, flush="async", log_size=2,
+                            max_records=2, max_crashes=1, max_epoch=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(choices=st.lists(st.integers(0, 1000), min_size=10, max_size=40))
+def test_four_replicas_representative_is_the_smallest_of_24_renamings(choices):
+    """At four replicas most states tie on the head under two or six renamings, which the search
+    compares part by part (`renames_smaller`): it must still pick the smallest renaming."""
+    kernel = FOUR_REPLICAS.kernel
+    row = random_walk(FOUR_REPLICAS, choices)
+    renamings = [by_parts(kernel, row, perm) for perm in itertools.permutations(range(4))]
+    assert all(np.array_equal(a, permuted(kernel, row, perm))
+               for a, perm in zip(renamings, itertools.permutations(range(4))))
+    best = Reducer(kernel, permutations(4, True)).representative(row)
+    assert tuple(best) == min(tuple(renamed) for renamed in renamings)
 
 
 KIP966_STORY = dict(replicas=3, min_insync_replicas=2, flush="async", log_size=1, max_records=1, max_crashes=1,

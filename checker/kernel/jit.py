@@ -48,9 +48,10 @@ class Kernel:
     numba types it as its dispatcher (`_numba_type_`). Attributes it lacks are the dispatcher's
     (`overloads`, `signatures`)."""
 
-    def __init__(self, function):
+    def __init__(self, function, inline: bool = False):
         functools.update_wrapper(self, function)
         self.py_func = function
+        self.inline = inline
         self._dispatcher = None
 
     @property
@@ -59,7 +60,7 @@ class Kernel:
         if self._dispatcher is None:
             with _making:
                 if self._dispatcher is None:
-                    self._dispatcher = _numba().compiled(self.py_func)
+                    self._dispatcher = _numba().compiled(self.py_func, self.inline)
         return self._dispatcher
 
     @property
@@ -120,10 +121,16 @@ def _kernel_named(module: str, qualname: str) -> Kernel:
     return found
 
 
-def kernel(function) -> Kernel:
+def kernel(function=None, *, inline: bool = False):
     """Declare `function` a kernel: compiled by numba in nopython mode, cached on disk, with the
-    GIL released, once per loose type of its arguments (`numba_target`); see `Kernel`."""
-    return Kernel(function)
+    GIL released, once per loose type of its arguments (`numba_target`); see `Kernel`. With
+    `inline` (`@kernel(inline=True)`), every kernel that calls it gets its code in place of the
+    call (numba's inlining, before LLVM's own): for a function called in a hot loop whose body
+    costs less than a call (its arrays passed with their shapes and reference counts), which
+    LLVM would not inline for its size."""
+    if function is None:
+        return lambda function: Kernel(function, inline)
+    return Kernel(function, inline)
 
 
 class NumbaValue:

@@ -111,9 +111,10 @@ class _Dispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def compiled(function) -> _Dispatcher:
-    """numba's dispatcher for kernel `function` (nopython mode, cached on disk, GIL released)."""
-    dispatcher = njit(cache=True, nogil=True)(function)
+def compiled(function, inline: bool = False) -> _Dispatcher:
+    """numba's dispatcher for kernel `function` (nopython mode, cached on disk, GIL released;
+    with `inline`, inlined into the kernels that call it)."""
+    dispatcher = njit(cache=True, nogil=True, inline="always" if inline else "never")(function)
     dispatcher.__class__ = _Dispatcher
     return dispatcher
 

@@ -14,26 +14,48 @@ from checker.coverage import ANY_ACTOR
 from checker.kernel.fingerprint import fingerprint, fingerprints
 from checker.kernel.guards import GUARD_SAMPLE
 from checker.kernel.jit import kernel
-from checker.kernel.symmetry import compare_prefix, row_less
+from checker.kernel.symmetry import compare_slots
 from checker.kernel.prefetch import prefetch
 from checker.kernel.prng import draw
 from checker.kernel.reduction import WORD, count_actions
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, contains, home, table_of
 from MODEL_KERNEL import broken_steps, condition_holds, milestone, permute  # MODEL
-from MODEL_KERNEL import permute_head, successors, violations  # MODEL
+from MODEL_KERNEL import permute_head, permute_part, successors, violations  # MODEL
+
+
+@kernel
+def renames_smaller(row, lay, perm, head, t, best):
+    """Whether `row` renamed by perm comes before `best`, where t holds that renaming's first
+    `head` slots and they equal best's. The renaming is written into t part by part
+    (`permute_part`) only until a part differs from best: t holds the whole renaming only when
+    it is the smaller."""
+    part, end = 1, head
+    while end < row.shape[0]:
+        after = permute_part(row, lay, perm, part, t)
+        order = compare_slots(t, best, end, after)
+        part, end = part + 1, after
+        if order > 0:
+            return False
+        if order < 0:
+            while end < row.shape[0]:
+                end = permute_part(row, lay, perm, part, t)
+                part += 1
+            return True
+    return False
 
 
 @kernel
 def canonical(row, lay, perms, best, scratch):
     """Fill `best` with the representative of row's orbit: its smallest renaming. Renamings
     are compared first on the head of the row alone (`permute_head`, a few renamed ids and
-    sets); only those whose head ties with the smallest head are renamed in full."""
+    sets); of those whose head ties with the smallest, the first is renamed in full and each
+    other only as far as it ties with the smallest so far (`renames_smaller`)."""
     head = permute_head(row, lay, perms[0], best)
     first, ties = 0, 1
     for k in range(1, perms.shape[0]):
         permute_head(row, lay, perms[k], scratch)
-        order = compare_prefix(scratch, best, head)
+        order = compare_slots(scratch, best, 0, head)
         if order < 0:
             for i in range(head):
                 best[i] = scratch[i]
@@ -49,10 +71,9 @@ def canonical(row, lay, perms, best, scratch):
         if ties == 1:
             break
         permute_head(row, lay, perms[k], scratch)
-        if compare_prefix(scratch, best, head) == 0:
+        if compare_slots(scratch, best, 0, head) == 0:
             ties -= 1
-            permute(row, lay, perms[k], scratch)
-            if row_less(scratch, best):
+            if renames_smaller(row, lay, perms[k], head, scratch, best):
                 for i in range(best.shape[0]):
                     best[i] = scratch[i]
     return best

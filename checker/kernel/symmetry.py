@@ -7,8 +7,12 @@ renamed perm[r] (slots holding replica ids and replica sets renamed, per-replica
 moved). The representative of a state's orbit is the lexicographically smallest row among
 all renamings (`search_template.canonical`); engines store one state per orbit. A model's
 `permute_head(s, lay, perm, t)` writes only the first slots of that renaming (the part that
-names few replicas, such as the controller's record) and returns their count, so the search
-renames in full only the renamings whose head ties with the smallest.
+names few replicas, such as the controller's record) and returns their count, and its
+`permute_part(s, lay, perm, part, t)` writes the renaming's parts after the head one at a time,
+in the order of the renamed row's slots (part 1, 2, ...; say, one replica's block each), each
+returning the slot after it (the row's width after the last; a part may write earlier slots
+again, with their renamed values). So the search renames in full only the renamings whose head
+ties with the smallest, and each of those only as far as it ties.
 """
 
 from __future__ import annotations
@@ -38,13 +42,31 @@ def renaming(ids) -> np.ndarray:
 @kernel
 def rename(perm, r):
     """Replica id r renamed (NONE, any negative id, stays)."""
-    return perm[r] if r >= 0 else r
+    return perm[np.uint64(r)] if r >= 0 else r
 
 
 @kernel
 def rename_set(perm, replicas):
     """A replica set (bitmask) with every member renamed."""
-    return perm[SETS + replicas]
+    return perm[np.uint64(SETS) + np.uint64(replicas)]
+
+
+@kernel
+def renamed_to(perm, replicas, r):
+    """The replica (one of `replicas`) that perm renames r: the inverse renaming."""
+    for old in range(replicas):
+        if perm[old] == r:
+            return old
+    return -1
+
+
+@kernel
+def copy_slots(s, source, t, target, count):
+    """Copy `count` slots of row s from `source` on into row t from `target` on (unsigned
+    indices, as in `move_blocks`)."""
+    start, to = np.uint64(source), np.uint64(target)
+    for i in range(np.uint64(count)):
+        t[to + i] = s[start + i]
 
 
 @kernel
@@ -66,15 +88,9 @@ def move_blocks(s, perm, replicas, base, stride, t):
 
 
 @kernel
-def row_less(a, b):
-    """Row a comes before row b in lexicographic order."""
-    return compare_prefix(a, b, a.shape[0]) < 0
-
-
-@kernel
-def compare_prefix(a, b, n):
-    """How rows a and b compare on their first n slots: -1, 0 or 1."""
-    for i in range(np.uint64(n)):
+def compare_slots(a, b, start, end):
+    """How rows a and b compare on their slots start..end-1 (lexicographically): -1, 0 or 1."""
+    for i in range(np.uint64(start), np.uint64(end)):
         if a[i] != b[i]:
             return -1 if a[i] < b[i] else 1
     return 0

@@ -8,9 +8,9 @@ from checker.kernel.reduction import no_conditions as condition_holds  # no cond
 from invariants.spec import violations
 
 from .successors import successors
-from .symmetry import permute, permute_head
+from .symmetry import permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

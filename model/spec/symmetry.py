@@ -38,3 +38,11 @@ def permute(s, lay, perm, t):
         target = lay.replica_base + perm[r] * lay.replica_stride
         t[target + LEADER] = rename(perm, s[source + LEADER])
         t[target + ISR] = rename_set(perm, s[source + ISR])
+
+
+@kernel
+def permute_part(s, lay, perm, part, t):
+    """The renaming after the head as one part: `spec`'s rows are short, so t gets all of `s`
+    renamed (`permute`); returns the row's width."""
+    permute(s, lay, perm, t)
+    return s.shape[0]

@@ -11,9 +11,9 @@ from invariants.kraft_milestones import acked_milestone
 
 from .kinds import LOSE_DISK, RESTART
 from .successors import successors
-from .symmetry import permute, permute_head
+from .symmetry import permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

@@ -53,6 +53,13 @@ def permute_head(s, lay, perm, t):
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every voter renamed perm[index]."""
     permute_head(s, lay, perm, t)
+    permute_part(s, lay, perm, 1, t)
+
+
+@kernel
+def permute_part(s, lay, perm, part, t):
+    """Write into `t` the renaming's one part after the head (`permute_head`): the bootstrap set
+    and every connection's record, moved to the renamed pair of voters; returns the row's width."""
     for x in range(lay.extra_at, s.shape[0]):
         t[x] = s[x]
     t[lay.extra_at + BOOT_SET] = rename_code(lay, perm, s[lay.extra_at + BOOT_SET])
@@ -72,3 +79,4 @@ def permute(s, lay, perm, t):
                 t[target + C] = renamed_voter(perm, s[source + C])
                 if lay.directory_ids:
                     _rename_entries(t, lay, perm, target + ENTRY_PAIRS, s[source + ENTRIES])
+    return s.shape[0]

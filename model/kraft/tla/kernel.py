@@ -9,9 +9,9 @@ from invariants.kraft import broken_steps, violations
 from invariants.kraft_milestones import acked_milestone
 
 from .successors import successors
-from .symmetry import permute, permute_head
+from .symmetry import permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

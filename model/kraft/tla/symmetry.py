@@ -57,6 +57,13 @@ def permute_head(s, lay, perm, t):
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every voter renamed perm[index]."""
     permute_head(s, lay, perm, t)
+    permute_part(s, lay, perm, 1, t)
+
+
+@kernel
+def permute_part(s, lay, perm, part, t):
+    """Write into `t` the renaming's one part after the head (`permute_head`): the bag, every
+    voter it names renamed and sorted again; returns the row's width."""
     for x in range(lay.bag_base, s.shape[0]):
         t[x] = s[x]
     for k in range(s[BAG_SIZE]):
@@ -68,3 +75,4 @@ def permute(s, lay, perm, t):
         elif s[b] == FETCH_RESPONSE:
             t[b + msg.FETCH_LEADER] = renamed_voter(perm, s[b + msg.FETCH_LEADER])
     sort_records(t, lay)
+    return s.shape[0]
