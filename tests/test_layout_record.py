@@ -4,6 +4,7 @@ read the same way, one pointer instead of a field per argument."""
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,8 +12,25 @@ from checker.kernel.jit import kernel
 from checker.kernel.layout_record import as_record, is_layout, layout_class
 from model.registry import build_model
 
-Bounds = namedtuple("Bounds", "replicas stride")
-Named = namedtuple("Named", "replicas name")
+class Bounds(NamedTuple):
+    """A layout: every field an int."""
+
+    replicas: int
+    stride: int
+
+
+class Twin(NamedTuple):
+    """Another layout with the same values as a Bounds."""
+
+    count: int
+    width: int
+
+
+class Named(NamedTuple):
+    """Not a layout: a field that is not an int."""
+
+    replicas: int
+    name: str
 
 
 @kernel
@@ -22,8 +40,15 @@ def _block_end(lay, r):
 
 
 def test_a_named_tuple_of_ints_is_a_layout_and_nothing_else_is():
-    assert is_layout(Bounds(3, 40))
+    assert is_layout(Bounds(3, 40)) and is_layout(Twin(3, 40))
     assert not is_layout((3, 40)) and not is_layout(Named(3, "x")) and not is_layout(np.zeros(2))
+    assert not is_layout(namedtuple("Plain", "a b")(1, 2))  # untyped: nothing says it holds ints
+
+
+def test_equal_layouts_of_two_classes_get_records_of_their_own_fields():
+    assert Bounds(3, 40) == Twin(3, 40)
+    assert as_record(Bounds(3, 40)).dtype.names == ("replicas", "stride")
+    assert as_record(Twin(3, 40)).dtype.names == ("count", "width")
 
 
 def test_the_record_holds_the_layouts_fields_and_names_its_class():

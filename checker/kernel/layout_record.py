@@ -14,22 +14,29 @@ from __future__ import annotations
 
 import numpy as np
 
-_records: dict[tuple, np.void] = {}
-"""Each layout's record, made once."""
+_records: dict[tuple[type, tuple], np.void] = {}
+"""Each layout's record, made once (by class and values: equal tuples of two classes differ)."""
 _classes: dict[tuple[str, ...], type] = {}
 """Each layout class met, by its fields."""
 _is_layout: dict[type, bool] = {}
-"""Whether values of a class are layouts, decided at its first value."""
+"""Whether a class is a layout class, decided once."""
 
 
 def is_layout(value) -> bool:
-    """`value` is a layout: a named tuple whose fields are all ints (decided once per class)."""
+    """`value` is a layout: a typed named tuple (`typing.NamedTuple`) whose fields are all
+    declared `int`."""
     kind = type(value)
     known = _is_layout.get(kind)
     if known is None:
-        known = _is_layout[kind] = hasattr(kind, "_fields") and isinstance(value, tuple) and \
-            len(value) > 0 and all(type(item) is int for item in value)
+        declared = getattr(kind, "__annotations__", {}) if hasattr(kind, "_fields") else {}
+        known = _is_layout[kind] = bool(declared) and all(_is_int(t) for t in declared.values())
     return known
+
+
+def _is_int(annotation) -> bool:
+    """A field's declared type is int (under `from __future__ import annotations` the name of
+    it, which typing.NamedTuple keeps as a forward reference)."""
+    return annotation in (int, "int") or getattr(annotation, "__forward_arg__", None) == "int"
 
 
 def record_dtype(fields: tuple[str, ...]) -> np.dtype:
@@ -40,11 +47,11 @@ def record_dtype(fields: tuple[str, ...]) -> np.dtype:
 def as_record(layout) -> np.void:
     """The layout's fields as one numpy record (a structured scalar of `record_dtype`), made
     once per layout."""
-    record = _records.get(layout)
+    kind = type(layout)
+    record = _records.get((kind, layout))
     if record is None:
-        kind = type(layout)
         _classes.setdefault(kind._fields, kind)
-        record = _records[layout] = np.array([tuple(layout)], record_dtype(kind._fields))[0]
+        record = _records[kind, layout] = np.array([tuple(layout)], record_dtype(kind._fields))[0]
     return record
 
 
