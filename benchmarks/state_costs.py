@@ -10,6 +10,8 @@ stdout and a table on stderr.
 
     python -m benchmarks.state_costs                              # fetch kip320, 3 replicas
     python -m benchmarks.state_costs --model spec --variant kip320
+    python -m benchmarks.state_costs --variant kip966 --bounds replicas=4,min-insync-replicas=2,flush=async,\
+        log-size=2,max-records=2,max-crashes=1,max-epoch=3      # the four-replica Last Replica Standing
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from numba import njit
 
 from checker.commands.common import model_and_properties
 from checker.kernel.fingerprint import fingerprints
+from checker.kernel.layout_record import as_record, is_layout
 from checker.kernel.prng import draw, walk_seed
 from checker.kernel.symmetry import permutations
 from checker.kernel.warm import compile_all
 
+from .case import parse_bounds
 from .common import emit
 
 
@@ -76,6 +80,7 @@ def measure(model, rows: np.ndarray, repeat: int) -> dict:
     alone (ns per expanded state for successors, ns per successor for the rest)."""
     kernel, search = model.kernel, model.kernel.search
     lay, room = kernel.layout, kernel.max_successors
+    lay = as_record(lay) if is_layout(lay) else lay  # as the search's kernels take it
     buf, acts = np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64)
     tally = kernel.new_tally()
     best, fps, scratch = np.zeros((room, kernel.width), np.int8), np.zeros(room, np.int64), np.zeros(kernel.width, np.int8)
@@ -105,15 +110,18 @@ def measure(model, rows: np.ndarray, repeat: int) -> dict:
 @click.option("--model", "model_name", default="fetch", show_default=True)
 @click.option("--variant", default="kip320", show_default=True)
 @click.option("--replicas", default=3, show_default=True)
+@click.option("--bounds", default="", help="more bounds: name=value,... (CLI names; replicas=N overrides --replicas)")
 @click.option("--walks", default=400, show_default=True, help="random walks whose states are the sample")
 @click.option("--depth", default=40, show_default=True, help="steps per walk")
 @click.option("--repeat", default=5, show_default=True, help="timings of each part (the best counts)")
-def main(model_name, variant, replicas, walks, depth, repeat):
+def main(model_name, variant, replicas, bounds, walks, depth, repeat):
     """Time the parts of expanding a sample of the model's states."""
-    model, _ = model_and_properties(model_name, variant, [], {"replicas": replicas})
+    bounds = {"replicas": replicas, **parse_bounds(bounds)}
+    model, _ = model_and_properties(model_name, variant, [], bounds)
     compile_all(model.kernel, model.initial_states()[0])
     rows = sample_states(model, walks, depth)
-    emit("state costs", [{"model": f"{model_name} {variant}, {replicas} replicas", **measure(model, rows, repeat)}])
+    described = ", ".join(f"{name}={value}" for name, value in bounds.items())
+    emit("state costs", [{"model": f"{model_name} {variant}, {described}", **measure(model, rows, repeat)}])
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ def _block_places_as_constants(lay):
     """In compiled code the places are read off the layout's class (`layout_record`: the
     compiled code has the layout as a record) while the caller is compiled, so they stand in its
     machine code as numbers, not as loads."""
-    kind = layout_class(lay.dtype.names) if hasattr(lay, "dtype") else lay.instance_class
+    from numba.core import types  # only while compiling
+
+    kind = layout_class(lay.dtype.names) if isinstance(lay, types.Record) else lay.instance_class
     places = _places(kind)
     return lambda lay: places
 
