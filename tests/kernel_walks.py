@@ -46,7 +46,7 @@ def by_parts(kernel, row, perm) -> np.ndarray:
 def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1) -> None:
     """Every renaming of the 3-replica packed state `row` is lossless, has the same orbit
     representative (the smallest renaming, found though the search renames in full only the
-    renamings whose head ties), starts with the head `permute_head` writes, has the renamed
+    renamings whose head ties), ranks the renamings as they order (`head_rank`), starts with the head `permute_head` writes, has the renamed
     successors (no rule prefers a replica id), and the same invariant verdicts and broken step
     properties (no property does)."""
     kernel, search, lay = model.kernel, model.kernel.search, model.kernel.layout
@@ -57,6 +57,10 @@ def assert_renaming_commutes(model, row, invariant_mask: int, step_mask: int = 1
     broken = sorted(search.broken_steps(row, code, t, lay, step_mask) for code, t in steps)
     renamings = [permuted(kernel, row, perm) for perm in itertools.permutations(range(3))]
     assert tuple(canonical) == min(tuple(renamed) for renamed in renamings), "not the smallest renaming"
+    ranks = [search.head_rank(row, lay, renaming(perm)) for perm in itertools.permutations(range(3))]
+    for rank, renamed in zip(ranks, renamings):
+        assert all(tuple(renamed) < tuple(other) for r, other in zip(ranks, renamings) if rank < r), \
+            "a renaming ranks below a smaller one"
     for perm, other in zip(itertools.permutations(range(3)), renamings):
         head = np.zeros_like(row)
         size = search.permute_head(row, lay, renaming(perm), head)

@@ -21,7 +21,7 @@ from checker.kernel.reduction import WORD, count_actions
 from checker.kernel.steps import code_actor, code_kind
 from checker.kernel.visited_set import add, any_full, contains, home, table_of
 from MODEL_KERNEL import broken_steps, condition_holds, milestone, permute  # MODEL
-from MODEL_KERNEL import permute_head, permute_part, successors, violations  # MODEL
+from MODEL_KERNEL import head_rank, permute_head, permute_part, successors, violations  # MODEL
 
 
 @kernel
@@ -46,36 +46,57 @@ def renames_smaller(row, lay, perm, head, t, best):
 
 
 @kernel
-def canonical(row, lay, perms, best, scratch):
-    """Fill `best` with the representative of row's orbit: its smallest renaming. Renamings
-    are compared first on the head of the row alone (`permute_head`, a few renamed ids and
-    sets); of those whose head ties with the smallest, the first is renamed in full and each
-    other only as far as it ties with the smallest so far (`renames_smaller`)."""
-    head = permute_head(row, lay, perms[0], best)
-    first, ties = 0, 1
+def smallest_rank(row, lay, perms):
+    """The smallest `head_rank` of row's renamings, the first renaming of that rank, and how
+    many have it."""
+    low, first, count = head_rank(row, lay, perms[0]), 0, 1
     for k in range(1, perms.shape[0]):
-        permute_head(row, lay, perms[k], scratch)
-        order = compare_slots(scratch, best, 0, head)
-        if order < 0:
-            for i in range(head):
-                best[i] = scratch[i]
-            first, ties = k, 1
-        elif order == 0:
-            ties += 1
+        rank = head_rank(row, lay, perms[k])
+        if rank < low:
+            low, first, count = rank, k, 1
+        elif rank == low:
+            count += 1
+    return low, first, count
+
+
+@kernel
+def canonical(row, lay, perms, best, scratch):
+    """Fill `best` with the representative of row's orbit: its smallest renaming. Only the
+    renamings of the smallest `head_rank` can be it (a number per renaming: a few lookups).
+    Those are compared first on the head of the row alone (`permute_head`, a few renamed ids
+    and sets); of those whose head ties with the smallest, the first is renamed in full and each
+    other only as far as it ties with the smallest so far (`renames_smaller`)."""
+    low, first, left = smallest_rank(row, lay, perms)
+    head = permute_head(row, lay, perms[first], best)
+    ties = 1
+    k = first + 1
+    while left > 1:  # the head-smallest of the other renamings of rank `low`
+        if head_rank(row, lay, perms[k]) == low:
+            left -= 1
+            permute_head(row, lay, perms[k], scratch)
+            order = compare_slots(scratch, best, 0, head)
+            if order < 0:
+                for i in range(head):
+                    best[i] = scratch[i]
+                first, ties = k, 1
+            elif order == 0:
+                ties += 1
+        k += 1
     if first == 0:  # the identity (`symmetry.permutations` lists it first)
         for i in range(row.shape[0]):
             best[i] = row[i]
     else:
         permute(row, lay, perms[first], best)
-    for k in range(first + 1, perms.shape[0]):
-        if ties == 1:
-            break
-        permute_head(row, lay, perms[k], scratch)
-        if compare_slots(scratch, best, 0, head) == 0:
-            ties -= 1
-            if renames_smaller(row, lay, perms[k], head, scratch, best):
-                for i in range(best.shape[0]):
-                    best[i] = scratch[i]
+    k = first + 1
+    while ties > 1:  # the others whose head ties with it, as far as each ties
+        if head_rank(row, lay, perms[k]) == low:
+            permute_head(row, lay, perms[k], scratch)
+            if compare_slots(scratch, best, 0, head) == 0:
+                ties -= 1
+                if renames_smaller(row, lay, perms[k], head, scratch, best):
+                    for i in range(best.shape[0]):
+                        best[i] = scratch[i]
+        k += 1
     return best
 
 

@@ -13,6 +13,13 @@ in the order of the renamed row's slots (part 1, 2, ...; say, one replica's bloc
 returning the slot after it (the row's width after the last; a part may write earlier slots
 again, with their renamed values). So the search renames in full only the renamings whose head
 ties with the smallest, and each of those only as far as it ties.
+
+Before any head is written, a model's `head_rank(s, lay, perm)` ranks the renamings by a number
+that orders them as their renamed rows order, coarser at most: a renaming with a smaller rank
+renames s to a smaller row (equal ranks tell nothing). The search writes heads only for the
+renamings of the smallest rank: for `fetch` and `spec` the rank is the renamed leader and sets
+of the head, a few table lookups instead of a head written and compared per renaming. A model
+with no such number ranks every renaming the same (`unranked`).
 """
 
 from __future__ import annotations
@@ -85,6 +92,12 @@ def move_blocks(s, perm, replicas, base, stride, t):
         source, target = start + np.uint64(r) * size, start + np.uint64(perm[r]) * size
         for i in range(size):
             t[target + i] = s[source + i]
+
+
+@kernel
+def unranked(s, lay, perm):
+    """The `head_rank` of a model that has none: every renaming ranks the same."""
+    return 0
 
 
 @kernel

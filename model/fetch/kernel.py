@@ -8,6 +8,6 @@ from invariants.fetch import broken_steps, milestone, violations
 
 from .conditions import condition_holds
 from .successors import successors
-from .symmetry import permute, permute_head, permute_part
+from .symmetry import head_rank, permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "head_rank", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]

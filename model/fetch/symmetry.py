@@ -9,7 +9,8 @@ leader's remote LEOs move with the replicas they describe. Records hold no repli
 The renaming is also written in parts, in the order of the renamed row's slots: the header
 (`permute_head`), the records between it and the broker blocks, then each broker block
 (`permute_part`), so the search compares renamings that tie on the header only as far as they
-tie. `permute` and the parts share each block's renaming (`rename_between`, `rename_block`)."""
+tie; before that it ranks them on the header's three renamed slots alone (`head_rank`).
+`permute` and the parts share each block's renaming (`rename_between`, `rename_block`)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ def permute_head(s, lay, perm, t):
     t[C_ISR] = rename_set(perm, s[C_ISR])
     t[C_OFFLINE] = rename_set(perm, s[C_OFFLINE])
     return HEADER
+
+
+@kernel
+def head_rank(s, lay, perm):
+    """The renamed controller's leader, ISR and offline brokers as one number that orders
+    renamings as their headers order (`permute_head`; every other header slot is the same in
+    all renamings, and the sets, below 2**7, fit a byte each)."""
+    leader = rename(perm, s[C_LEADER])
+    return (leader * 256 + rename_set(perm, s[C_ISR])) * 256 + rename_set(perm, s[C_OFFLINE])
 
 
 @kernel(inline=True)

@@ -8,9 +8,9 @@ from checker.kernel.reduction import no_conditions as condition_holds  # no cond
 from invariants.spec import violations
 
 from .successors import successors
-from .symmetry import permute, permute_head, permute_part
+from .symmetry import head_rank, permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "head_rank", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

@@ -25,6 +25,14 @@ def permute_head(s, lay, perm, t):
 
 
 @kernel
+def head_rank(s, lay, perm):
+    """The renamed quorum leader and ISR as one number that orders renamings as their heads
+    order (`permute_head`; the head's other slots are the same in all renamings, and the ISR,
+    below 2**7, fits a byte)."""
+    return rename(perm, s[QUORUM_LEADER]) * 256 + rename_set(perm, s[QUORUM_ISR])
+
+
+@kernel
 def permute(s, lay, perm, t):
     """Write into `t` the state `s` with every replica r renamed perm[r]."""
     move_blocks(s, perm, lay.replicas, lay.replica_base, lay.replica_stride, t)

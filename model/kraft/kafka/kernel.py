@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from checker.kernel.steps import code_actor, code_kind
+from checker.kernel.symmetry import unranked as head_rank  # no cheap order: every renaming is compared on its head
 from checker.kernel.reduction import no_conditions as condition_holds  # no conditions: never reduced
 from invariants.kraft import hw_never_goes_back, violations
 from invariants.kraft_milestones import acked_milestone
@@ -13,7 +14,7 @@ from .kinds import LOSE_DISK, RESTART
 from .successors import successors
 from .symmetry import permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "head_rank", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel

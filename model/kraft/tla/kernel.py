@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 from checker.kernel.reduction import no_conditions as condition_holds  # no conditions: never reduced
+from checker.kernel.symmetry import unranked as head_rank  # no cheap order: every renaming is compared on its head
 from invariants.kraft import broken_steps, violations
 from invariants.kraft_milestones import acked_milestone
 
 from .successors import successors
 from .symmetry import permute, permute_head, permute_part
 
-__all__ = ["successors", "permute", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
+__all__ = ["successors", "permute", "head_rank", "permute_head", "permute_part", "violations", "broken_steps", "milestone", "condition_holds"]
 
 
 @kernel
