@@ -69,8 +69,9 @@ def renamed_to(perm, replicas, r):
 
 @kernel
 def copy_slots(s, source, t, target, count):
-    """Copy `count` slots of row s from `source` on into row t from `target` on (unsigned
-    indices, as in `move_blocks`)."""
+    """Copy `count` slots of row s from `source` on into row t from `target` on. (Indices are
+    unsigned: numba's wraparound of negative indices would keep the loop from compiling to a
+    block copy, which makes a renaming several times slower.)"""
     start, to = np.uint64(source), np.uint64(target)
     for i in range(np.uint64(count)):
         t[to + i] = s[start + i]
@@ -79,19 +80,12 @@ def copy_slots(s, source, t, target, count):
 @kernel
 def move_blocks(s, perm, replicas, base, stride, t):
     """Copy row s into t with the block of each of the `replicas` replicas r (`stride` slots
-    from base + r * stride) moved to replica perm[r]'s place, every other slot as it is. (Indices are unsigned: numba's
-    wraparound of negative indices would keep these loops from compiling to block copies, which
-    makes a renaming several times slower.)"""
-    width, start, size = np.uint64(s.shape[0]), np.uint64(base), np.uint64(stride)
-    end = start + size * np.uint64(replicas)
-    for i in range(start):
-        t[i] = s[i]
-    for i in range(end, width):
-        t[i] = s[i]
+    from base + r * stride) moved to replica perm[r]'s place, every other slot as it is."""
+    end = base + stride * replicas
+    copy_slots(s, 0, t, 0, base)
+    copy_slots(s, end, t, end, s.shape[0] - end)
     for r in range(replicas):
-        source, target = start + np.uint64(r) * size, start + np.uint64(perm[r]) * size
-        for i in range(size):
-            t[target + i] = s[source + i]
+        copy_slots(s, base + r * stride, t, base + perm[r] * stride, stride)
 
 
 @kernel

@@ -78,7 +78,7 @@ def rename_block(s, lay, perm, r, t):
     """Rename in t broker r's block, which t holds at broker perm[r]'s place: its leader, ISR
     and in-flight fetch's leader, its remote LEOs moved with the replicas they describe, and the
     leader and ISR of each LeaderAndIsr request in its inbox. (Unsigned indices, as in
-    `move_blocks`: a renaming costs less.)"""
+    `copy_slots`: a renaming costs less.)"""
     stride = np.uint64(lay.replica_stride)
     source = np.uint64(lay.replica_base) + np.uint64(r) * stride
     target = np.uint64(lay.replica_base) + np.uint64(perm[r]) * stride
