@@ -129,10 +129,12 @@ def test_a_run_killed_at_a_random_moment_resumes_to_the_uninterrupted_result(tmp
     complete checkpoint (the last one), and resuming it must give the uninterrupted result."""
     if "spark" in (writer, reader):
         _java_or_skip()
-    directory = tmp_path / "checkpoint"
+    directory, scratch = tmp_path / "checkpoint", tmp_path / "tmp"
+    scratch.mkdir()  # a killed run cannot remove its temporary directories: keep them out of the machine's
     proc = subprocess.Popen([sys.executable, "-m", "cli", "check", *RUN, *_engine_args(writer, 3),
                              "--checkpoint-dir", str(directory), "--checkpoint-every", "0"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=os.environ | {"TMPDIR": str(scratch)})
     wait_for((directory / MANIFEST).exists, proc, "the checkpoint's manifest")
     time.sleep(random.Random(seed).uniform(0.0, 1.5 if writer == "local" else 5.0))  # a moment, whatever it holds
     proc.send_signal(signal.SIGKILL)
