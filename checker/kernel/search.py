@@ -215,6 +215,7 @@ class KernelSearch:
         fired, enabled = empty_counts(len(kernel.action_kinds))
         tally = empty_tally(kernel.guards, guards=bool(kernel.count_guards))
         generated, found, finds = 0, 0, {}
+        journal = self.saver is not None  # the level's fingerprints and parents' are for the journal alone
         fps, parents, parent_fps, codes = [], [], [], []
         for part in front.in_key_order(CHUNK, consume=self.saver is None):
             level = expand_all(kernel, part[ROWS], part[KEY], self.inv_mask, self.step_mask, self.perms,
@@ -230,22 +231,23 @@ class KernelSearch:
             found += len(level.fps)
             self.frontier.add({KEY: level.fps, ROWS: level.rows, INDEX: indices})
             self._note_violations(finds, level.viol, level.fps, indices)
-            fps.append(level.fps)
-            parents.append(part[INDEX][level.parent])
-            parent_fps.append(part[KEY][level.parent])
+            parents.append(part[INDEX][level.parent].astype(np.uint32))
             codes.append(level.code)
+            if journal:
+                fps.append(level.fps)
+                parent_fps.append(part[KEY][level.parent])
         self.coverage.add_steps(self.depth + 1, expanding, fired, enabled, tally)
         result.generated_states += generated
         n_out = len(self.frontier)
         if n_out == 0:
             self.exhausted = True
             return
-        fps, parents, parent_fps, codes = (np.concatenate(c) for c in (fps, parents, parent_fps, codes))
-        if self.saver is not None:
-            self.saver.journal(self.depth + 1, 0, fps, parent_fps, codes)
+        parents, codes = np.concatenate(parents), np.concatenate(codes)
+        if journal:
+            self.saver.journal(self.depth + 1, 0, np.concatenate(fps), np.concatenate(parent_fps), codes)
         self.depth += 1
         self.growth = n_out / expanding
-        self.discovered.add_level(base, parents.astype(np.uint32), codes)
+        self.discovered.add_level(base, parents, codes)
         self.coverage.add_new(new_counts(kind_of(codes), actor_of(codes), len(kernel.action_kinds)))
         self.base = base
         self._found(finds)
