@@ -58,3 +58,13 @@ def _descendants() -> list[int]:
         found.append(pid)
         stack.extend(children.get(pid, ()))
     return found
+
+
+def memory_is_short() -> bool:
+    """Whether less than half of this machine's memory is available to new allocations (Linux's
+    MemAvailable against MemTotal, from /proc/meminfo); True where that cannot be read."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        return 2 * int(fields["MemAvailable"].split()[0]) < int(fields["MemTotal"].split()[0])
+    except (OSError, KeyError, ValueError):
+        return True

@@ -123,3 +123,71 @@ def test_close_removes_the_runs(tmp_path):
     store.close()
     assert not any(tmp_path.iterdir())
     assert len(store) == 0 and list(store.in_key_order()) == []
+
+
+@pytest.mark.parametrize("chunk, duplicates, slice_records, slices", [
+    (None, False, 900, 256), (7, True, 900, 256), (40, True, 900, 256),
+    (None, True, 1, 4096)])  # more slices than buckets: a slice reads part of one
+def test_without_a_window_a_large_store_is_packed_in_memory_and_read_back_whole(tmp_path, monkeypatch, chunk,
+                                                                                duplicates, slice_records, slices):
+    """Past `PACKED_FROM` bytes the records are packed into compressed runs in memory (nothing on
+    disk): they come back once each, in key order, stable among equal keys, a bucket at a
+    time (or a power-of-two part of one, where a bucket would pass `PACKED_SLICE` bytes), and a
+    consuming read lets go of each bucket it has read whole."""
+    monkeypatch.setattr(sorted_runs, "PACKED_FROM", RECORD * 700)
+    monkeypatch.setattr(sorted_runs, "PACKED_SLICE", RECORD * slice_records)
+    monkeypatch.setattr(sorted_runs, "memory_is_short", lambda: True)
+    monkeypatch.setattr(sorted_runs, "PIECE", 4)
+    store = SortedRuns(None, str(tmp_path))
+    added = list(blocks(5, 13, 250, duplicates))
+    for block in added:
+        store.add(block)
+    assert store.packed and not store.spilled and not any(tmp_path.iterdir())
+    assert len(store.runs) == 4 and len(store.memory) == 1  # a run each time 750 records pass 700; 250 left
+    assert store.slices() == slices
+    runs = list(store.runs)
+    read = list(store.in_key_order(chunk, consume=True))
+    assert all(bucket == [] for run in runs for bucket in run.pieces) == (slices <= 2 ** sorted_runs.PACKED_BITS)
+    out = {name: np.concatenate([s[name] for s in read]) for name in read[0]}
+    everything = {name: np.concatenate([b[name] for b in added]) for name in added[0]}
+    order = np.argsort(everything[KEY], kind="stable")
+    for name in everything:
+        assert np.array_equal(out[name], everything[name][order]), name
+        assert all(s[name].flags.writeable for s in read)
+
+
+def test_a_packed_row_takes_a_fraction_of_its_bytes(tmp_path, monkeypatch):
+    """Rows much alike from state to state (as packed states are) pack into a fraction of their
+    size: the point of packing."""
+    monkeypatch.setattr(sorted_runs, "PACKED_FROM", 0)
+    monkeypatch.setattr(sorted_runs, "memory_is_short", lambda: True)
+    store = SortedRuns(None, str(tmp_path))
+    rng = np.random.default_rng(6)
+    rows = np.zeros((20_000, 200), np.int8)
+    rows[:, :40] = rng.integers(0, 3, (20_000, 40))
+    store.add({KEY: rng.integers(-2**63, 2**63 - 1, 20_000, dtype=np.int64), "rows": rows})
+    (run,) = store.runs
+    packed = sum(len(piece["rows"]) for bucket in run.pieces for piece in bucket)
+    assert packed < rows.nbytes / 3
+    _, out = stream(store)
+    assert np.array_equal(np.sort(out["rows"].view(np.dtype((np.void, 200))).ravel()),
+                          np.sort(rows.view(np.dtype((np.void, 200))).ravel()))
+
+
+def test_a_large_store_stays_unpacked_while_memory_is_plentiful(tmp_path, monkeypatch):
+    """Packing costs time: a store past `PACKED_FROM` packs only once the machine is short of
+    memory, and then everything it holds."""
+    monkeypatch.setattr(sorted_runs, "PACKED_FROM", RECORD * 100)
+    short = []
+    monkeypatch.setattr(sorted_runs, "memory_is_short", lambda: bool(short))
+    store = SortedRuns(None, str(tmp_path))
+    added = list(blocks(7, 6, 250))
+    for block in added[:5]:
+        store.add(block)
+    assert not store.packed and len(store.memory) == 5
+    short.append(True)
+    store.add(added[5])
+    assert store.packed and store.memory == [] and len(store) == 1500
+    _, out = stream(store)
+    everything = np.concatenate([b[KEY] for b in added])
+    assert np.array_equal(out[KEY], np.sort(everything))

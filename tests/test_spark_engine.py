@@ -299,6 +299,30 @@ def test_a_local_search_whose_frontier_passes_its_budget_gives_the_exact_answer(
     assert json.loads(spilled.stdout)["distinct_states"] == json.loads(run_cli(*args).stdout)["distinct_states"]
 
 
+def test_a_local_search_whose_frontiers_are_packed_in_memory_gives_the_exact_answer(tmp_path, monkeypatch):
+    """Without a budget a large store packs its records in memory (`sorted_runs.PackedRun`) and
+    is read back a slice at a time: the same states in the same order, so the same result."""
+    from checker.kernel import sorted_runs
+
+    model = build_model("spec", "kip320")
+    invariants = select("spec", ["weak-isr", "strong-isr"])
+    whole = explore(model, invariants, stop_at_first=False)
+    packed = []
+    real = sorted_runs.PackedRun.__init__
+
+    def counted(run, records):
+        packed.append(len(records))
+        real(run, records)
+
+    monkeypatch.setattr(sorted_runs.PackedRun, "__init__", counted)
+    monkeypatch.setattr(sorted_runs, "PACKED_FROM", 200_000)  # about 3,600 frontier states of 56 bytes
+    monkeypatch.setattr(sorted_runs, "PACKED_SLICE", 100_000)
+    monkeypatch.setattr(sorted_runs, "memory_is_short", lambda: True)
+    same_results(explore(model, invariants, stop_at_first=False, work_dir=str(tmp_path)), whole)
+    assert len(packed) >= 20 and sum(packed) > 85_404, "the widest frontiers must have been packed"
+    assert not any(tmp_path.iterdir()), "packing writes nothing to disk"
+
+
 def test_ctrl_c_on_a_local_search_under_a_budget_leaves_no_frontier_runs(tmp_path):
     proc = started("check", "--variant", "kip320", "--max-epoch", "3", "--no-symmetry", "--invariant", "strong-isr",
                    "--engine", "local", "--memory-budget", "1M", "--work-dir", str(tmp_path))
