@@ -299,12 +299,17 @@ def test_a_damaged_checkpoint_is_a_one_line_error_on_spark_too(saved):
 
 
 def damaged_resume_fails(saved, damage, words, engine):
+    """`resume` of the damaged checkpoint fails in one line, and leaves nothing in the temporary
+    directory (on Spark, its log directory: the error is the checkpoint's, not Spark's)."""
     damage(saved)
     engine_args = ["--engine", "local"] if engine == "local" else ["--engine", "spark", "--master", "local[1]"]
+    scratch = saved.parent / "tmp"
+    scratch.mkdir()
     # in a process of its own: this module's Spark context would be in the way of another
     result = subprocess.run([sys.executable, "-m", "cli", "resume", str(saved), *engine_args], cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=300, env=os.environ | {"TMPDIR": str(scratch)})
     assert result.returncode == 2, result.stderr
+    assert not any(scratch.iterdir()), sorted(map(str, scratch.rglob("*")))
     *notice, error = result.stderr.splitlines()  # the notice comes once the manifest has been read
     resuming = re.compile(rf"resuming the checkpoint in {re.escape(str(saved))}: depth 6, 299 distinct states, "
                           r"[0-9.]+ s of search so far")

@@ -77,7 +77,9 @@ def spark_context(master: str = "local[*]", partitions: int | None = None):
         with _started(master, partitions or os.cpu_count() or 2, spark_java_home(java_home, log_dir / "java"), log_dir,
                       ClassArchive(java_home)) as sc:
             yield sc
-    except KeyboardInterrupt:
+    except EngineUnavailable:  # Spark's own failure: its one line names a log in log_dir, kept to be read
+        raise
+    except BaseException:  # Ctrl-C, or the search's own error (a damaged checkpoint, ...): no log to point to
         shutil.rmtree(log_dir, ignore_errors=True)
         raise
     else:
