@@ -321,6 +321,15 @@ def test_a_local_search_whose_frontiers_are_packed_in_memory_gives_the_exact_ans
     same_results(explore(model, invariants, stop_at_first=False, work_dir=str(tmp_path)), whole)
     assert len(packed) >= 20 and sum(packed) > 85_404, "the widest frontiers must have been packed"
     assert not any(tmp_path.iterdir()), "packing writes nothing to disk"
+    # a checkpointed search reads each packed frontier twice (to save it, then to expand it)
+    args = ("check", "--model", "spec", "--variant", "kip320", "--invariant", "weak-isr", "--invariant", "strong-isr",
+            "--no-symmetry", "--continue", "--engine", "local", "--json")
+    before = len(packed)
+    checkpointed = run_cli(*args, "--checkpoint-dir", str(tmp_path / "c"), "--checkpoint-every", "0")
+    assert len(packed) > before
+    done = json.loads(checkpointed.stdout)
+    assert (done["distinct_states"], done["generated_states"], done["depth"]) == \
+        (whole.distinct_states, whole.generated_states, whole.depth), checkpointed.stderr
 
 
 def test_ctrl_c_on_a_local_search_under_a_budget_leaves_no_frontier_runs(tmp_path):
