@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -116,8 +117,11 @@ def test_read_only_cache_root_falls_back_to_a_temporary_directory(tmp_path, monk
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache root should be")
     monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(blocked / "cache"))
+    temporary = tmp_path / "tmp"  # the system's temporary directory, for this test (nothing left in /tmp)
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     path = cache.cache_dir()
-    assert path.is_dir() and not str(path).startswith(str(blocked))
+    assert path.is_dir() and path.parent == temporary / f"replcheck-{os.getuid()}"
     assert path.name == f"kernels-{cache.source_digest()}"
 
 
