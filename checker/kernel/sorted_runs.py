@@ -118,7 +118,8 @@ class SortedRuns:
 
     def slices(self) -> int:
         """How many key slices `in_key_order` reads: enough that each holds about a window
-        (without one: one slice, or `PACKED_SLICE` bytes each once some records are packed)."""
+        (without one: one slice; once some records are packed, a bucket each, or a part of one
+        where a bucket would pass `PACKED_SLICE` bytes)."""
         if self.window is None:
             if not self.packed:
                 return 1
