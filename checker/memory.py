@@ -60,11 +60,11 @@ def _descendants() -> list[int]:
     return found
 
 
-def memory_is_short() -> bool:
+def memory_is_short(meminfo: Path = Path("/proc/meminfo")) -> bool:
     """Whether less than half of this machine's memory is available to new allocations (Linux's
-    MemAvailable against MemTotal, from /proc/meminfo); True where that cannot be read."""
+    MemAvailable against MemTotal, from `meminfo`); True where that cannot be read."""
     try:
-        fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        fields = dict(line.split(":", 1) for line in meminfo.read_text().splitlines())
         return 2 * int(fields["MemAvailable"].split()[0]) < int(fields["MemTotal"].split()[0])
     except (OSError, KeyError, ValueError):
         return True
