@@ -19,8 +19,12 @@ import signal
 # First, with nothing loaded but `signal`: a Ctrl-C or SIGTERM is only recorded until the command
 # line has loaded (Python's own report of one that lands in an import is a traceback, and a
 # library may swallow it), then acted on (`_end_of_loading`). A caller that started the process
-# with them blocked, to send one at any moment from its start, gets it delivered here.
+# with them blocked, to send one at any moment from its start, gets it delivered here. A helper
+# process that multiprocessing spawns from a run (`checker.kernel.side_compile`) imports this
+# module again, as `__mp_main__`: it leaves the signals as they are (its parent ends it; a
+# held SIGTERM would keep it compiling) and says nothing of them on the run's stderr.
 _HELD: list[int] = []
+_A_RUN = __name__ != "__mp_main__"
 
 
 def _hold(number, frame):
@@ -28,8 +32,9 @@ def _hold(number, frame):
 
 
 _hold.records_only = True  # checker.interrupts.signalled: no signal raises an interruption here
-_BEFORE = {signum: signal.signal(signum, _hold) for signum in (signal.SIGINT, signal.SIGTERM)}
-signal.pthread_sigmask(signal.SIG_UNBLOCK, _BEFORE)
+if _A_RUN:
+    _BEFORE = {signum: signal.signal(signum, _hold) for signum in (signal.SIGINT, signal.SIGTERM)}
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _BEFORE)
 
 import atexit
 import gc
@@ -53,7 +58,7 @@ from checker.commands.paths import NonEmptyPath
 from checker.file_roles import INPUT, OUTPUT, OWNED
 from checker.output_kinds import CHECKPOINT_DIRECTORY, TRACE_DIRECTORY
 from checker.interrupts import (Terminated, ctrl_c, forget_escaped_interruptions, interruption_behind,
-                                interruptions_deferred, sigterm_raises)
+                                interruptions_deferred, quiet_swallowed, sigterm_raises)
 from checker.jobs.engines import ENGINES, SMALL
 from checker.spark.master_url import master_problem
 from checker.simulation.weightings import WEIGHTINGS
@@ -693,18 +698,27 @@ def verify():
     2 on bad input (one line naming the file and the entry's line)."""
 
 def _end_of_loading() -> None:
-    """Once the command line has loaded: the signal handlers it found are back (Python's own
-    Ctrl-C as `checker.interrupts.ctrl_c`, which also remembers it), and a Ctrl-C or SIGTERM
-    that came while it loaded ends the run with its one line (exit 130 or 143)."""
-    for signum, handler in _BEFORE.items():
-        signal.signal(signum, ctrl_c if handler is signal.default_int_handler else handler)
+    """Once the command line has loaded: Ctrl-C stops the run (`checker.interrupts.ctrl_c`,
+    Python's own handler that also remembers it), SIGTERM's handler is back (each command makes
+    it stop the run too: `sigterm_raises`), and a Ctrl-C or SIGTERM that came while it loaded
+    ends the run with its one line (exit 130 or 143). One that lands where Python cannot raise it
+    is not reported as an error of its own (`quiet_swallowed`).
+
+    Ctrl-C stops the run even where the process began with it ignored, as a background job of a
+    shell script does (the shell ignores SIGINT for it, and Python keeps an ignored SIGINT
+    ignored): a search runs for minutes or hours, and a Ctrl-C sent to it, by a terminal or by
+    `kill -INT`, is meant to stop it, as SIGTERM does."""
+    sys.unraisablehook = quiet_swallowed
+    signal.signal(signal.SIGINT, ctrl_c)
+    signal.signal(signal.SIGTERM, _BEFORE[signal.SIGTERM])
     if _HELD:
         terminated = signal.SIGTERM in _HELD
         sys.stderr.write(f"Error: {interruption_message(terminated)}\n")
         sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
-_end_of_loading()
+if _A_RUN:
+    _end_of_loading()
 
 if __name__ == "__main__":
     main()

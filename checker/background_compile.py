@@ -12,15 +12,20 @@ compile then goes on by itself, detached, so that the next run finds the kernel 
 run stopped by Ctrl-C or SIGTERM stops it too (the next run compiles again what is left).
 
 `python -m checker.background_compile` is the compiling process: it reads the jobs (pickled
-models and entry points) on stdin.
+models and entry points) on stdin, and keeps reading it as the run's lifeline. A run that ends
+says DETACH there first and the compile goes on by itself; a run that is stopped, or dies
+(`kill -9` of its process group, which does not reach the compile's own group), closes the pipe
+without saying it, and the compile ends at once with the helpers it started (`_stop_with_run`).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,7 +46,7 @@ class _Compile:
                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, **_own_process_group())
         self.process.stdin.write(payload)
-        self.process.stdin.close()
+        self.process.stdin.flush()  # kept open: the compile's lifeline (module docstring)
         self.lowered = _lower_priority()
         self.interpreting = interpreted()
         self.interpreting.__enter__()
@@ -65,20 +70,28 @@ class _Compile:
         _restore_priority(self.lowered)
 
     def end(self, interrupted: bool) -> None:
-        """The run is over: leave the compile to finish by itself, or stop it if the run was
-        interrupted."""
+        """The run is over: leave the compile to finish by itself, or stop it (and the helpers it
+        started) if the run was interrupted: the lifeline closes without DETACH (module
+        docstring)."""
         if self.interpreting is not None:
             self._leave_interpreted()
-        if self.process.poll() is not None:
-            return
-        if interrupted:
-            self.process.terminate()
-            self.process.wait()
-        else:
+        detach = not interrupted and self.process.poll() is None
+        try:
+            if detach:
+                self.process.stdin.write(DETACH)
+            self.process.stdin.close()
+        except BrokenPipeError:  # the compile ended meanwhile
+            detach = False
+        if detach:
             stderr_console().print(detached_line(self.subject, self.process.pid), highlight=False, soft_wrap=True)
+        else:
+            self.process.wait()
 
 
 _current: list[_Compile] = []
+
+DETACH = b"detach"
+"""What a run that ends says on the compile's lifeline: go on by yourself (module docstring)."""
 
 
 def _own_process_group() -> dict:
@@ -208,7 +221,8 @@ def _load(jobs: list) -> None:
 def _compile_jobs() -> None:
     """The compiling process (module docstring): every job's kernel part, each timed for the
     notices' estimates (`checker.kernel.compile_seconds`)."""
-    jobs = pickle.loads(sys.stdin.buffer.read())
+    jobs = pickle.load(sys.stdin.buffer)
+    threading.Thread(target=_stop_with_run, args=(sys.stdin.buffer,), daemon=True).start()
     from .kernel.compile_seconds import record
     from .kernel.warm import SEARCH, WALK, compile_once, part
 
@@ -217,6 +231,19 @@ def _compile_jobs() -> None:
         started = time.perf_counter()
         if compile_once(model.kernel, model.initial_states()[0], entry):
             record(part(model.kernel, entry), time.perf_counter() - started)
+
+
+def _stop_with_run(lifeline) -> None:
+    """In the compiling process, beside the compile: read the run's lifeline to its end; unless
+    the run said DETACH there, it was stopped or died, and this process ends at once, with the
+    helpers it started (`checker.kernel.side_compile`'s, multiprocessing's resource tracker): they
+    are in its process group. A file the compile was writing into the cache is left as a
+    temporary file, never half a cache file."""
+    if lifeline.read() == DETACH:
+        return
+    if os.name == "posix" and os.getpgid(0) == os.getpid():  # its own group (`_own_process_group`)
+        os.killpg(0, signal.SIGKILL)
+    os._exit(1)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ had come. A search asks at every level (`raise_if_swallowed`) and ends then.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import threading
 from contextlib import contextmanager
 
 
@@ -31,13 +34,55 @@ def ctrl_c(signum, frame):
     raise KeyboardInterrupt
 
 
+def interruption_received() -> KeyboardInterrupt | None:
+    """The interruption of the Ctrl-C or SIGTERM this process received since the command line
+    loaded (Terminated where SIGTERM came), None where none came."""
+    if signal.SIGTERM in _RECEIVED:
+        return Terminated()
+    return KeyboardInterrupt() if _RECEIVED else None
+
+
 def raise_if_swallowed() -> None:
     """Raise the interruption of a Ctrl-C or SIGTERM that came earlier and was caught on its way
     (by a library): a search calls this between levels, so that no signal is lost."""
-    if signal.SIGTERM in _RECEIVED:
-        raise Terminated
-    if _RECEIVED:
-        raise KeyboardInterrupt
+    interruption = interruption_received()
+    if interruption is not None:
+        raise interruption
+
+
+def quiet_swallowed(report) -> None:
+    """`sys.unraisablehook` once the command line has loaded: Python's report of an error that
+    nothing could raise, except for the Ctrl-C or SIGTERM that landed where Python cannot raise
+    it, and for what such a signal left behind.
+
+    A signal that arrives while the main thread is in C code (LLVM compiling a kernel for numba)
+    is handled when Python code next runs there, and that is often a ctypes callback (llvmlite's
+    object cache), which swallows the interruption and prints its traceback; the compile would
+    go on for a minute. Here the traceback is left out and the signal sent again a moment later
+    (`RESEND`), once the callback has returned, so that it interrupts the code that called into
+    C. Once a signal has come (`interruption_received`), an error in a clean-up is one of an
+    object the interruption left half made (llvmlite's, whose `__del__` then fails as the
+    process ends), printed under the run's one line: left out too."""
+    interruption = report.exc_value
+    if isinstance(interruption, KeyboardInterrupt):
+        signum = signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT
+        again = threading.Timer(RESEND, _send_again, (signum,))
+        again.daemon = True
+        again.start()
+    elif interruption_received() is None:
+        sys.__unraisablehook__(report)
+
+
+RESEND = 0.01
+"""Seconds after a swallowed Ctrl-C or SIGTERM before it is sent again (`quiet_swallowed`): long
+enough for the callback that swallowed it to return."""
+
+
+def _send_again(signum: int) -> None:
+    """Send `signum` to this process again, while a handler that raises it is in place."""
+    handler = signal.getsignal(signum)
+    if callable(handler) and not getattr(handler, "records_only", False):
+        os.kill(os.getpid(), signum)
 
 
 @contextmanager
@@ -66,14 +111,17 @@ def interruptions_deferred():
 def interruption_behind(error: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C or SIGTERM behind `error`, where a library turned it into an error of its own
     (numba reports a KeyboardInterrupt that lands while it loads a compiled function as a
-    SystemError caused by it); None when no interruption is among its causes."""
+    SystemError caused by it), or swallowed it and failed later for want of what it was doing
+    (a KeyboardInterrupt in llvmlite's object-cache callback leaves numba with "no compiled
+    object"): any error after a signal this process received is taken as its consequence
+    (`interruption_received`). None when no interruption is among its causes and none came."""
     seen = set()
     while error is not None and id(error) not in seen:
         if isinstance(error, KeyboardInterrupt):
             return error
         seen.add(id(error))
         error = error.__cause__ or error.__context__
-    return None
+    return interruption_received()
 
 
 def signalled(interruption: KeyboardInterrupt) -> bool:

@@ -47,9 +47,10 @@ def started(*args: str, **popen) -> subprocess.Popen:
 
 def _as_from_a_shell() -> None:
     """In the new process before it runs Python: Ctrl-C and SIGTERM do what they do for a
-    command typed at a shell. A process inherits an ignored signal, and Python and cli.py keep
-    it ignored (as every Unix program does, so `nohup` and background jobs work); a test
-    worker's own disposition, whatever set it, must not decide whether the run hears a Ctrl-C."""
+    command typed at a shell. A process inherits an ignored signal; cli.py takes Ctrl-C
+    whatever it inherited (tests/test_interrupting_a_first_run.py checks that), but an ignored
+    SIGTERM stays ignored until a command begins, so a test worker's own disposition, whatever
+    set it, must not decide what the run does with one."""
     for signum in HELD:
         signal.signal(signum, signal.SIG_DFL)
 

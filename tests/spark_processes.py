@@ -11,18 +11,18 @@ from pathlib import Path
 from interrupting import started
 
 
-def tagged_run(*args: str, **popen) -> tuple[subprocess.Popen, str]:
+def tagged_run(*args: str, env_extra: dict[str, str] | None = None, **popen) -> tuple[subprocess.Popen, str]:
     """`replcheck ARGS` in a new process started as `interrupting.started` starts one (`popen`:
-    its other arguments), and the tag its Spark processes will carry."""
+    its other arguments; `env_extra`: variables added to its environment), and the tag its
+    processes will carry."""
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    return started(*args, env=dict(os.environ, REPLCHECK_TEST_TAG=tag), **popen), tag
+    return started(*args, env=dict(os.environ, **(env_extra or {}), REPLCHECK_TEST_TAG=tag), **popen), tag
 
 
-def spark_processes(tag: str, kinds: tuple[bytes, ...] = (b"org.apache.spark.deploy.SparkSubmit",
-                                                          b"pyspark.daemon")) -> set[int]:
-    """The Spark JVMs and Python workers (or, naming `kinds`, those whose command line holds one
-    of them) started by a process run with REPLCHECK_TEST_TAG=tag (children inherit the
-    environment, so the tag tells them from other test workers' Sparks)."""
+def tagged_processes(tag: str, kinds: tuple[bytes, ...] = (b"",)) -> set[int]:
+    """The processes started by a process run with REPLCHECK_TEST_TAG=tag, itself included
+    (children inherit the environment, so the tag tells them from other test workers'), or,
+    naming `kinds`, those whose command line holds one of them."""
     pids = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -34,6 +34,13 @@ def spark_processes(tag: str, kinds: tuple[bytes, ...] = (b"org.apache.spark.dep
             except OSError:
                 pass
     return pids
+
+
+def spark_processes(tag: str, kinds: tuple[bytes, ...] = (b"org.apache.spark.deploy.SparkSubmit",
+                                                          b"pyspark.daemon")) -> set[int]:
+    """The Spark JVMs and Python workers (or, naming `kinds`, those whose command line holds one
+    of them) of the run tagged `tag` (`tagged_processes`)."""
+    return tagged_processes(tag, kinds)
 
 
 def workers(tag: str) -> set[int]:
