@@ -17,6 +17,7 @@ from model.fetch.kinds import ACTION_KINDS
 from model.fetch.rule_table import BY_KEY, ORDER, ROWS
 from model.fetch.rules import RELEASES, VARIANTS
 from model.fetch.step_rows import BY_ACTION
+from model.registry import build_model
 from traces.store import load_trace
 
 FINDINGS = Path(__file__).parent / "data" / "findings"
@@ -142,6 +143,25 @@ def test_every_action_a_kafka_partition_takes_rests_on_some_row():
         if kind != "WinElection":  # a majority quorum's election: Raft, not judged
             assert BY_ACTION[kind], kind
     assert set(BY_KEY) == {row.key for row in ROWS}
+
+
+@pytest.mark.parametrize("name, variant, bounds", [
+    ("fetch", "kip966", {"log_size": 1, "max_records": 1, "max_disk_losses": 1, "max_fencings": 1}),
+    ("fetch", "kip320", {"log_size": 1, "max_records": 1, "retries": True, "controlled_shutdown": True}),
+    ("fetch", "kip320", {"replicas": 3, "log_size": 1, "max_records": 1, "quorum": "majority"}),
+    ("kraft", "kip853", {"spares": 1, "max_voter_changes": 1}),
+    ("kraft", "tla", {}),
+])
+def test_every_step_a_model_takes_is_one_the_audit_reads_in_a_trace_saved_before_a_fix(name, variant, bounds):
+    model = build_model(name, variant, **bounds)
+    seen, todo = set(), list(model.initial_states())
+    while todo and len(seen) < 2_000:
+        state = todo.pop()
+        if state not in seen:
+            seen.add(state)
+            for action, after in model.successors(state):
+                assert model.is_step(action), action
+                todo.append(after)
 
 
 def test_traces_load_without_replay_only_when_asked():

@@ -219,17 +219,45 @@ def hostile_file(texts: dict[str, str]):
 
 # --- trace files ------------------------------------------------------------------------------
 
+def assert_audited_as_shown(result, path: Path, as_json: bool) -> None:
+    """`trace audit` judged the file (exit 0 or 1) where `trace show` reads it and its model has a
+    rule table, and refused it (exit 2) where show refuses it, but for a trace saved before a fix:
+    show refuses that one, whose steps the model no longer all takes, and the audit says so."""
+    try:
+        _, model = load_trace(path)
+    except TraceFileError:
+        if result.exit_code != 2:
+            before_a_fix = (json.loads(result.stdout)["first_unreplayed_step"] is not None if as_json
+                            else "saved before the rule it rests on was fixed" in result.stdout)
+            assert before_a_fix, result.output[-2000:]
+        return
+    assert (result.exit_code != 2) == hasattr(model, "audit"), result.output[-2000:]
+
+
+DATA = Path(__file__).parent / "data"
+KRAFT_TRACE = DATA / "kraft" / "kip595-disk-loss.json"
+BEFORE_A_FIX = DATA / "findings" / "kip966-fencing-last-leader-with-elr.json"
+AUDITED = Files((p.name, p.read_text()) for p in (KRAFT_TRACE, BEFORE_A_FIX))
+"""What `trace audit` reads besides `found`: a kraft trace, and a fetch trace (with ghost variables)
+saved before a fix, which the audit judges and `trace show` refuses."""
+
+
+@pytest.mark.parametrize("command, flag", [("show", "--explain"), ("audit", "--json")])
 @hostile(150)
 @given(data=st.data())
-def test_trace_show_answers_a_mutated_trace_file_as_documented(found, data):
-    content = data.draw(hostile_file(found), label="file")
-    explain = data.draw(st.booleans(), label="explain")
+def test_trace_show_and_audit_answer_a_mutated_trace_file_as_documented(found, command, flag, data):
+    content = data.draw(hostile_file(found if command == "show" else Files({**found, **AUDITED})), label="file")
+    flagged = data.draw(st.booleans(), label=flag)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder, "trace.json")
         path.write_bytes(content)
-        result = invoke(["trace", "show", str(path), *(["--explain"] if explain else [])])
-        assert_documented_answer(result, {0, 2})
-        assert (result.exit_code == 0) == loads(load_trace, path)
+        result = invoke(["trace", command, str(path), *([flag] if flagged else [])])
+        if command == "show":
+            assert_documented_answer(result, {0, 2})
+            assert (result.exit_code == 0) == loads(load_trace, path)
+        else:
+            assert_documented_answer(result, {0, 1, 2})
+            assert_audited_as_shown(result, path, flagged)
         assert path.read_bytes() == content
         assert leftovers(folder, {"trace.json"}) == set()
 
@@ -456,9 +484,10 @@ def test_trace_commands_answer_hostile_paths_as_documented(found, data):
         out = place(data.draw(mostly(["out.svg", "dir/out.svg"], kinds), label="output"), Path(folder))
         command = data.draw(st.sampled_from([["trace", "show", source], ["trace", "show", "--explain", source],
                                              ["replay", source], ["trace", "render", source, "--format", fmt],
-                                             ["trace", "render", source, "--format", fmt, "-o", out]]))
+                                             ["trace", "render", source, "--format", fmt, "-o", out],
+                                             ["trace", "audit", source]]))
         result = invoke(command)
-        assert_documented_answer(result, {0, 1, 2} if command[0] == "replay" else {0, 2})
+        assert_documented_answer(result, {0, 1, 2} if command[0] == "replay" or command[1] == "audit" else {0, 2})
         assert Path(folder, "trace.json").read_text() == found["spec-hw-strong-isr.json"]
         assert not any(name.endswith(".tmp") for _, _, names in os.walk(folder) for name in names)
 
@@ -501,6 +530,52 @@ def test_what_the_properties_found_is_one_line(found, tmp_path, file, change, co
     assert reason in result.stderr
 
 
+def set_action(step: int, action: list):
+    """A change that makes step `step` (1-based) of a trace take `action`, its state kept."""
+    return lambda d: d["steps"][step - 1].update(action=action)
+
+
+def end_in_the_initial_state(steps: int):
+    """A change that cuts a trace after `steps` steps and puts the initial state after the last."""
+    def change(d):
+        del d["steps"][steps:]
+        d["steps"][-1]["state"] = d["initial"]
+    return change
+
+
+HW_TRACE = "fetch-hw-strong-isr.json"
+"""A fetch hw counterexample of `found` (with ghost variables): 12 steps, the fourth a producer's write."""
+
+
+@pytest.mark.parametrize("file, change, reason", [
+    # corrupt traces that `trace audit` answered with a traceback and exit 1 (issue 65, item 6)
+    (BEFORE_A_FIX, lambda d: d.update(ghost=None), "field 'ghost' is missing or of the wrong type"),
+    (BEFORE_A_FIX, lambda d: d.update(ghost=1.5), "field 'ghost' is missing or of the wrong type"),
+    (HW_TRACE, lambda d: d["steps"][0]["action"].__setitem__(1, 2**63), "step 1 ('BecomeFollower') is none it could"),
+    (HW_TRACE, lambda d: d["steps"][0]["action"].__setitem__(1, 10**30), "step 1 ('BecomeFollower') is none it could"),
+    (HW_TRACE, set_action(12, ["LeaderExpandIsr"]), "step 12 ('LeaderExpandIsr') is none it could take"),
+    (KRAFT_TRACE, set_action(8, ["HandleVoteResponse"]), "step 8 ('HandleVoteResponse') is none it could take"),
+    (HW_TRACE, set_action(1, ["Frobnicate", 1]), "step 1 ('Frobnicate') is none it could take"),
+    (KRAFT_TRACE, set_action(1, ["Frobnicate", 1]), "step 1 ('Frobnicate') is none it could take"),
+    (HW_TRACE, end_in_the_initial_state(4), "its words and rules cannot read the steps from there on"),
+    (BEFORE_A_FIX, lambda d: d["bounds"].update(retries=True), "the initial state is no state of model fetch"),
+    # traces of no steps that it judged as Kafka (exit 0)
+    (HW_TRACE, lambda d: d.update(steps=[]), "the last state does not violate strong-isr"),
+    (KRAFT_TRACE, lambda d: d.update(steps=[]), "the last state does not violate"),
+    # beside them: a trace with ghost variables under a model without them
+    (BEFORE_A_FIX, lambda d: d.update(ghost=False), "a state with ghost variables needs a model built with ghost"),
+], ids=["ghost-null", "ghost-1.5", "argument-2**63", "argument-10**30", "fetch-action-without-arguments",
+        "kraft-action-without-arguments", "fetch-unknown-action", "kraft-unknown-action", "last-state-the-initial",
+        "retries-bound-true", "fetch-no-steps", "kraft-no-steps", "ghost-false"])
+def test_trace_audit_refuses_a_corrupt_trace_in_one_line_as_trace_show_does(found, tmp_path, file, change, reason):
+    path = tmp_path / "t.json"
+    path.write_text(with_change(file.read_text() if isinstance(file, Path) else found[file], change))
+    assert_one_error_line(invoke(["trace", "show", str(path)]))
+    result = invoke(["trace", "audit", str(path)])
+    assert_one_error_line(result)
+    assert reason in result.stderr
+
+
 @pytest.mark.parametrize("args", [
     ["check", "--engine", "local", "--max-depth", "0", "--trace-dir", "{folder}/file/new\nline"],
     ["trace", "render", "{trace}", "--format", "json", "-o", "{folder}/file/new\nline.json"],
@@ -530,7 +605,8 @@ def test_a_trace_file_of_too_many_steps_is_refused_naming_the_limit(found, tmp_p
     doc["steps"] = doc["steps"][:1] * (store.MAX_STEPS + 1)
     path = tmp_path / "long.json"
     path.write_text(json.dumps(doc))
-    for command in (["trace", "show", str(path)], ["trace", "render", str(path), "--format", "json"]):
+    for command in (["trace", "show", str(path)], ["trace", "render", str(path), "--format", "json"],
+                    ["trace", "audit", str(path)]):
         result = invoke(command)
         assert_one_error_line(result)
         assert f"{store.MAX_STEPS + 1:,} steps, more than the {store.MAX_STEPS:,}" in result.stderr
@@ -541,10 +617,11 @@ def test_a_trace_file_at_the_step_limit_is_read(found, tmp_path, monkeypatch):
     path = tmp_path / "t.json"
     path.write_text(found["fetch-hw-committed-survives.json"])
     steps = len(json.loads(path.read_text())["steps"])
-    monkeypatch.setattr(store, "MAX_STEPS", steps)
-    assert invoke(["trace", "show", str(path)]).exit_code == 0
-    monkeypatch.setattr(store, "MAX_STEPS", steps - 1)
-    assert_one_error_line(invoke(["trace", "show", str(path)]))
+    for command in ("show", "audit"):
+        monkeypatch.setattr(store, "MAX_STEPS", steps)
+        assert invoke(["trace", command, str(path)]).exit_code == 0
+        monkeypatch.setattr(store, "MAX_STEPS", steps - 1)
+        assert_one_error_line(invoke(["trace", command, str(path)]))
 
 
 def test_a_scenario_of_too_many_steps_is_refused_naming_the_limit(tmp_path):

@@ -125,7 +125,9 @@ def check_rules(doc: dict, model, what: str) -> None:
 
 def _state(model, data: Any, where: str):
     """The state `data` decoded by the model, once every number in it is within
-    MAX_STATE_NUMBER; ValueError naming `where` otherwise."""
+    MAX_STATE_NUMBER, and only if the model's packed layout holds it as it is (a state with ghost
+    variables, or a retrying producer's requests, is none of a model built without them);
+    ValueError naming `where` otherwise."""
     pending = [data]
     while pending:  # a loop, not recursion: the JSON may be nested nearly as deep as Python recurses
         item = pending.pop()
@@ -135,7 +137,14 @@ def _state(model, data: Any, where: str):
             pending.extend(item)
         elif isinstance(item, int) and abs(item) > MAX_STATE_NUMBER:
             raise ValueError(f"{where} holds a number out of range (beyond ±{MAX_STATE_NUMBER:,})")
-    return model.state_from_json(data)
+    state = model.state_from_json(data)
+    try:
+        fits = model.decode(model.encode(state)) == state
+    except (ValueError, OverflowError, IndexError) as exc:
+        raise ValueError(f"{where} is no state of model {model.name} under the file's bounds ({exc})") from None
+    if not fits:
+        raise ValueError(f"{where} is no state of model {model.name} under the file's bounds")
+    return state
 
 
 def trace_from_json(doc: Any, what: str = "trace", replay: bool = True):
@@ -151,9 +160,10 @@ def trace_from_json(doc: Any, what: str = "trace", replay: bool = True):
     bounds = _field(doc, "bounds", dict, what)
     invariant = _field(doc, "invariant", str, what)
     raw_steps = _field(doc, "steps", list, what)
+    ghost = _field(doc, "ghost", bool, what) if "ghost" in doc else False  # a file from before ghost was written
     check_step_count(len(raw_steps), what)
     try:
-        model = model_from_file(name, variant, doc.get("ghost") is True, bounds)
+        model = model_from_file(name, variant, ghost, bounds)
     except ModelError as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     check_rules(doc, model, what)
@@ -173,14 +183,20 @@ def trace_from_json(doc: Any, what: str = "trace", replay: bool = True):
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         raise TraceFileError(f"{what}: {exc}") from None
     trace = Trace(name, variant, dict(model.parameters()), invariant, initial, tuple(steps))
-    if not replay:
-        return trace, model
+    if replay:
+        check_behaviour(trace, model, what)
+    return trace, model
+
+
+def check_behaviour(trace: Trace, model, what: str) -> None:
+    """TraceFileError naming `what` unless `trace` is a counterexample (a witness trace) of
+    `model` as it is now (`replay.verify_trace`): every step a step the model takes, its property
+    failing (reached) at the last and no earlier."""
     try:
         verify_trace(trace, model)
     except ReplayError as exc:
         raise TraceFileError(f"{what} is not a {'witness trace' if is_witness(trace) else 'counterexample'} of its "
                              f"model: {exc}") from None
-    return trace, model
 
 
 MAX_FILE_BYTES = 64 * 2**20

@@ -17,7 +17,8 @@ from traces.audit import EXIT, row_words
 from traces.audit_table import audit_table
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
-from traces.store import TraceFileError, load_trace
+from traces.store import TraceFileError, check_behaviour, load_trace
+from traces.text import quoted
 from traces.table import trace_table
 from .command import ReplcheckCommand
 from .common import default_output, render_or_fail, stdout_console
@@ -88,16 +89,9 @@ def trace_audit(file, as_json):
     deviation (or the rule set is no release and is not judged), 2 on bad input."""
     with compile_notices():  # the audit replays the trace on the model's kernel
         try:
-            loaded, model = load_trace(file, replay=False)
+            audit = audited(file)
         except TraceFileError as exc:
             raise UserError(str(exc)) from None
-        if not hasattr(model, "audit"):
-            raise UserError(f"{file}: model {loaded.model} has no rule table to audit against (only fetch "
-                            f"traces are judged against Kafka's code)")
-        audit = model.audit(loaded)
-    if audit.first_unreplayed is not None and not audit.rests_on_a_fix():  # a fix may change earlier states too
-        raise UserError(f"{file} is not a counterexample of its model: step {audit.first_unreplayed} is not a step "
-                        f"it takes, and it rests on no deviation that a fix removed")
     if as_json:
         click.echo(json.dumps({"trace": str(file), **audit.to_json()}, indent=2))
     else:
@@ -108,6 +102,37 @@ def trace_audit(file, as_json):
                           f"before the rule it rests on was fixed", highlight=False)
         console.print(audit.conclusion(), highlight=False)
     raise SystemExit(EXIT[audit.verdict])
+
+
+def audited(file: Path):
+    """The audit of trace `file`, read as `trace show` reads it, or TraceFileError with the one-line
+    reason it is not judged. A trace the model takes now must be the counterexample `trace show`
+    accepts. One saved before a fix, whose steps the model no longer all takes, is judged only when
+    each step from the first it no longer takes is one it could take, the model's words and rules
+    read them as steps, and some step rests on a deviation that a fix removed (a fix may change
+    earlier states too)."""
+    loaded, model = load_trace(file, replay=False)
+    if not hasattr(model, "audit"):
+        raise TraceFileError(f"{file}: model {loaded.model} has no rule table to audit against (only fetch "
+                             f"and kraft traces are judged against Kafka's code)")
+    unreplayed = loaded.first_unreplayed(model)
+    if unreplayed is None:
+        check_behaviour(loaded, model, str(file))
+        return model.audit(loaded)
+    where = f"step {unreplayed} is not a step it takes" if unreplayed else "its initial state is none of the model's"
+    refusal = f"{file} is not a counterexample of its model: {where}, and"
+    for number in range(max(unreplayed, 1), len(loaded) + 1):
+        action = loaded.steps[number - 1].action
+        if not model.is_step(action):
+            raise TraceFileError(f"{refusal} step {number} ({quoted(action[0])}) is none it could take")
+    try:
+        audit = model.audit(loaded)
+    except (LookupError, AttributeError, TypeError, ValueError):  # its words and rules are written for its own steps
+        raise TraceFileError(f"{refusal} its words and rules cannot read the steps from there on as steps it took "
+                             f"before a fix") from None
+    if not audit.rests_on_a_fix():
+        raise TraceFileError(f"{refusal} it rests on no deviation that a fix removed")
+    return audit
 
 
 COMMANDS = {"show": trace_show, "render": trace_render, "audit": trace_audit}

@@ -14,14 +14,24 @@ ACTION_KINDS = ("ProducerWrite", "FollowerFetch", "LeaderServeFetch", "FollowerA
  CRASH, RESTART, CHECKPOINT_HW, FLUSH, CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, BECOME_LEADER,
  BECOME_FOLLOWER, WIN_ELECTION, PRODUCER_SEND, LEADER_HANDLE_PRODUCE, PRODUCER_RECEIVE_ACK,
  PRODUCER_TIMEOUT, CLEAN_SHUTDOWN, RESTART_EMPTY, CONTROLLED_SHUTDOWN, FENCE_LIVE_BROKER) = range(len(ACTION_KINDS))
-ARITIES = (1, 1, 2, 1, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2)
-"""Arguments per kind: (replica), (replica), (leader, follower), (follower), (leader, follower) twice,
+REPLICA, LEADER_AFTER, EPOCH, VOTER, RECORD = "replica", "leader after", "epoch", "voter", "record"
+"""What an argument names: a broker; the controller's leader after the step (a broker, or `NO_LEADER`);
+a leader epoch; a voter besides the candidate (a broker, or `NO_VOTER`); a retrying producer's record."""
+
+ARGUMENTS = ((REPLICA,), (REPLICA,), (REPLICA, REPLICA), (REPLICA,), (REPLICA, REPLICA), (REPLICA, REPLICA),
+             (REPLICA,), (REPLICA,), (REPLICA,), (REPLICA,), (REPLICA, LEADER_AFTER), (REPLICA, LEADER_AFTER),
+             (REPLICA, EPOCH), (REPLICA, REPLICA, EPOCH), (REPLICA, VOTER, VOTER), (RECORD, REPLICA),
+             (REPLICA, RECORD), (RECORD,), (RECORD,), (REPLICA,), (REPLICA,), (REPLICA, LEADER_AFTER),
+             (REPLICA, LEADER_AFTER))
+"""Each kind's arguments: (replica), (replica), (leader, follower), (follower), (leader, follower) twice,
 (replica) four times, (broker, controller's leader after) twice, (replica, epoch), (replica, leader, epoch),
 (candidate, voter, voter), (record, leader), (leader, record), (record) twice, (replica). The retrying
 producer's four kinds come after the others, with at most two arguments each (see `checker.kernel.steps`), then
 kip966's clean shutdown and the restart on an empty disk (`--max-disk-losses`), (replica) each, and the
 controlled shutdown (`--controlled-shutdown`) and the fencing of a live broker (`--max-fencings`), (broker,
 controller's leader after) each."""
+ARITIES = tuple(len(arguments) for arguments in ARGUMENTS)
+"""How many arguments each kind takes."""
 
 REPLICA_ACTS = tuple(kind not in (PRODUCER_SEND, PRODUCER_RECEIVE_ACK, PRODUCER_TIMEOUT)
                      for kind in range(len(ACTION_KINDS)))

@@ -12,7 +12,8 @@ from ..params import ModelError
 from . import codec, json_state
 from .bounds import FetchConfig
 from .guards import BOOK, relied_on
-from .kinds import ACTION_KINDS, ARITIES, REPLICA_ACTS
+from .kinds import (ACTION_KINDS, ARGUMENTS, ARITIES, EPOCH, LEADER_AFTER, NO_LEADER, NO_VOTER, RECORD, REPLICA,
+                    REPLICA_ACTS, VOTER)
 from .layout import fetch_layout
 from .retries import produce_outcome
 from .rules import RULE_BOOK, check_quorum
@@ -91,6 +92,20 @@ class FetchModel:
     def action_kinds(self) -> tuple[str, ...]:
         """The step names."""
         return ACTION_KINDS
+
+    def is_step(self, action: tuple) -> bool:
+        """Whether `action` names a step of this model under its bounds, whatever its rules: one of its
+        kinds with that kind's arguments, each a broker, leader epoch or record there is (a controller's
+        leader after the step may be `NO_LEADER`, an election's voter `NO_VOTER`). A trace saved before a
+        fix may hold steps this rule set no longer takes, or takes elsewhere."""
+        if action[0] not in ACTION_KINDS:
+            return False
+        c = self.config
+        brokers = range(c.replicas)
+        names = {REPLICA: brokers, LEADER_AFTER: (*brokers, NO_LEADER), VOTER: (*brokers, NO_VOTER),
+                 EPOCH: range(c.max_epoch + 1), RECORD: range(c.max_records)}
+        arguments = ARGUMENTS[ACTION_KINDS.index(action[0])]
+        return len(action) == 1 + len(arguments) and all(a in names[kind] for a, kind in zip(action[1:], arguments))
 
     def encode(self, state: FetchState) -> bytes:
         """The packed row as bytes (see `model.fetch.layout`); `decode` inverts it."""

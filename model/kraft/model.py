@@ -11,6 +11,7 @@ import numpy as np
 
 from checker.invariant import StepProperty
 from checker.kernel.bridge import Kernel
+from checker.kernel.steps import ARG_LIMIT
 
 from ..params import ModelError
 from . import json_state, voter_sets, words
@@ -22,12 +23,15 @@ from .rules import RULE_BOOK, TLA, VARIANTS as FAITHFUL, rules_of
 from .state import KRaftState, initial_state
 from .tla import codec
 from .tla.guards import BOOK
-from .tla.kinds import ACTION_KINDS as TLA_ACTION_KINDS, ARITIES
+from .tla.kinds import ACTION_KINDS as TLA_ACTION_KINDS, ARITIES, CLIENT_REQUEST
 from .tla.layout import tla_layout
 from .tla.successors import max_successors
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
+
+CLIENT_WRITES = (kafka_kinds.ACTION_KINDS[kafka_kinds.CLIENT_APPEND], TLA_ACTION_KINDS[CLIENT_REQUEST])
+"""The steps in which a client writes a value, its second argument (both variants')."""
 
 VARIANTS = {**{name: f"Kafka {v.releases}: {v.meaning}" for name, v in FAITHFUL.items()}, "tla": TLA}
 """The variants, by name, with their meaning."""
@@ -98,6 +102,17 @@ class KRaftModel:
     def action_kinds(self) -> tuple[str, ...]:
         """The names of the variant's steps."""
         return self.kernel.action_kinds
+
+    def is_step(self, action: tuple) -> bool:
+        """Whether `action` is a step of this variant: one of its kinds with that kind's arguments,
+        the voter that acts and (but for a client's write, whose second is its value) the other
+        voter it names, a handled message's sender, each one of the n; a value or epoch fits an
+        action code's four bits."""
+        kinds, args = self.kernel.action_kinds, action[1:]
+        if action[0] not in kinds or len(args) != self.kernel.arities[kinds.index(action[0])]:
+            return False
+        voters = args[:1] if action[0] in CLIENT_WRITES else args[:2]
+        return all(1 <= v <= self.bounds.replicas for v in voters) and all(0 <= a < ARG_LIMIT for a in args)
 
     def encode(self, state: KRaftState) -> bytes:
         """The state as bytes: its packed row (`model.kraft.tla.layout`, `model.kraft.kafka.layout`)."""
