@@ -175,6 +175,20 @@ def test_a_trace_of_another_run_in_the_trace_directory_is_refused_before_the_sea
     assert (tmp_path / OWN_TRACE).read_bytes() == (sources / "trace.json").read_bytes()
 
 
+@pytest.mark.parametrize("option, where", [("--trace-dir", "."), ("--trace-dir", "levels/traces"),
+                                           ("--junit", "report.xml"), ("--coverage-html", "coverage.html")])
+def test_no_output_goes_into_a_checkpoint_directory(sources, tmp_path, option, where):
+    """`resume` refuses a checkpoint directory that holds anything but its checkpoint, so an output
+    may not go into one, at any depth, even one this command does not keep."""
+    ckpt = tmp_path / "ckpt"
+    shutil.copytree(sources / "ckpt", ckpt)
+    before = snapshot(tmp_path)
+    result = invoke([*CHECK, option, str(ckpt / where)])
+    assert_one_error_line(result)
+    assert f"{ckpt}, a checkpoint directory" in result.stderr or "is a checkpoint directory" in result.stderr
+    assert snapshot(tmp_path) == before
+
+
 def test_an_output_naming_the_trace_this_run_saves_is_refused_before_the_search(tmp_path):
     """`check --coverage-html` given the very trace file the same run saves replaced the trace."""
     result = invoke([*CHECK, "--trace-dir", str(tmp_path), "--coverage-html", str(tmp_path / OWN_TRACE)])
