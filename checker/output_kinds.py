@@ -11,11 +11,16 @@ not by its name:
   declaration; a trace picture as PNG: a tEXt chunk `Software` = `replcheck trace picture`;
 - a trace graph: its first line, the comment `/* replcheck trace graph */` (DOT) or
   `<!-- replcheck trace graph -->` (GraphML), or the graph attribute `generator` (node-link JSON);
-- a saved trace: format `replcheck-trace/1`, and of the same run: the same model, variant,
-  rules, bounds and property (a trace of another run is another user's result);
+- a saved trace: format `replcheck-trace/1`, of the same run (the same model, variant, rules,
+  bounds and property: a trace of another run is another user's result), and as replcheck wrote
+  it: its content matches the SHA-256 it was sealed with (`checker.seal`), so a trace the user
+  edited is kept;
 - a progress log: JSON lines, each a level record;
 - a checkpoint directory: new, empty, or holding only a checkpoint's files (`checkpoint.json`,
   `levels/`, `frontier/`); whose run it is, `checker.checkpoint.saver` decides.
+
+Nothing else goes into a checkpoint directory (one holding a checkpoint's `checkpoint.json`),
+at any depth: `resume` refuses one that holds anything but its checkpoint.
 
 Anything else (a manifest, a checkpoint's file, a file of the user's, a directory) is refused
 with one line naming the file and why, and so is a place where nothing can be written (a missing
@@ -38,6 +43,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from .seal import SEAL, intact
 
 HEAD = 64 * 1024
 """How much of an existing file is read to recognise it (a saved trace is read whole)."""
@@ -176,12 +183,30 @@ def describe(head: bytes, whole: bool) -> str:
     return next((kind.noun for kind in KNOWN if kind.wrote(head)), "a file")
 
 
-def _other_run(path: Path, run: dict) -> str | None:
-    """How the saved trace `path` differs from a trace of `run`, in words (None: the same run)."""
+def _not_ours(path: Path, run: dict) -> str | None:
+    """Why the saved trace `path` is not a trace of `run` as replcheck wrote it, in words that
+    follow the path (None: it is): it is another run's, or it was changed since replcheck wrote
+    it (its content no longer matches its seal, `checker.seal`), or it carries no seal (saved by
+    a replcheck from before seals, or edited). A trace changed in any way is the user's."""
     try:
         with open(path, "rb") as file:
             doc = json.loads(file.read(MAX_TRACE_BYTES + 1))
     except (OSError, ValueError, RecursionError):
+        doc = None
+    other = _other_run(doc, run)
+    if other is not None:
+        return f"is a saved trace of another run ({other})"
+    if SEAL not in doc:
+        return "is a saved trace with no SHA-256 of what replcheck wrote (an older replcheck's, or edited)"
+    if not intact(doc):
+        return "is a saved trace edited since replcheck wrote it (its content no longer matches its SHA-256)"
+    return None
+
+
+def _other_run(doc: Any, run: dict) -> str | None:
+    """How the saved trace `doc` (None: unreadable) differs from a trace of `run`, in words
+    (None: the same run)."""
+    if doc is None:
         return "it cannot be read as a trace"
     theirs = trace_run(doc) if isinstance(doc, dict) else {}
     for key in RUN_FIELDS:
@@ -226,9 +251,7 @@ def not_replaceable(path: Path, kind: Kind, run: dict | None = None) -> str | No
         return f"is {what}, not {kind.noun} replcheck wrote" if what != "a file" else \
             f"is not {kind.noun} replcheck wrote"
     if kind is TRACE and run is not None:
-        other = _other_run(path, run)
-        if other is not None:
-            return f"is a saved trace of another run ({other})"
+        return _not_ours(path, run)
     return None
 
 
@@ -268,16 +291,46 @@ def _make_dir(directory: str) -> str:
     return tempfile.mkdtemp(dir=directory, prefix=".replcheck-probe-")
 
 
+def checkpoint_around(path: Path) -> Path | None:
+    """The checkpoint directory that `path` is or lies in, or None: the nearest of `path` and its
+    parents (symlinks resolved) that holds a checkpoint's manifest (`checkpoint.json`, by its
+    content), whether or not the path exists yet."""
+    place = Path(os.path.realpath(path))
+    for directory in (place, *place.parents):
+        try:
+            if CHECKPOINT_MANIFEST.wrote(_head(directory / "checkpoint.json")):
+                return directory
+        except OSError:
+            continue
+    return None
+
+
+def _in_checkpoint(option: str, path: Path, around: Path) -> str | None:
+    """Why `path`, given as `option`, may not be written because it is or lies in a checkpoint
+    directory, looked for from `around` (`checkpoint_around`), as one line, or None: `resume`
+    takes a checkpoint directory only while it holds nothing but its checkpoint."""
+    home = checkpoint_around(around)
+    if home is None:
+        return None
+    where = "is a checkpoint directory" if os.path.realpath(path) == str(home) else \
+        f"lies in {home}, a checkpoint directory"
+    return f"{option} {path} {where}, which resume takes only with nothing else in it: give {option} a place outside it"
+
+
 def file_refusal(option: str, path: Path, kind: Kind, run: dict | None = None) -> str | None:
     """Why `path`, given as `option`, cannot take `kind` of output, as one line, or None when it
     can: it is a directory or another non-file, an existing file replcheck did not write as
-    `kind` (for a trace with `run`, a trace of another run), or a place where no file can be
-    made (a missing directory, a read-only disk, a full one)."""
+    `kind` (for a trace with `run`, a trace of another run or one edited since), a place in a
+    checkpoint directory, or a place where no file can be made (a missing directory, a
+    read-only disk, a full one)."""
     reason = not_replaceable(path, kind, run)
     if reason is not None and reason.startswith(("is a directory", "is not a regular", "cannot be looked")):
         return f"{option} {path}: cannot write {kind.noun} there (it {reason})"
     if reason is not None:
         return f"{option} {path} {reason}: it is left as it is (give {option} another place)"
+    inside = _in_checkpoint(option, path, path)
+    if inside is not None:
+        return inside
     parent = Path(path).parent
     if not os.path.isdir(parent):
         return f"{option} {path}: cannot write {kind.noun} there (No such file or directory)"
@@ -288,10 +341,14 @@ def file_refusal(option: str, path: Path, kind: Kind, run: dict | None = None) -
 def directory_refusal(option: str, path: Path, kind: str) -> str | None:
     """Why `path`, given as `option`, cannot serve as a `kind` directory (TRACE_DIRECTORY or
     CHECKPOINT_DIRECTORY), as one line, or None when it can: it exists and is not a directory,
-    it is a checkpoint directory holding files that are not a checkpoint's, or neither it nor
-    the parent it would be made in takes a new file (read-only, full, or no such place)."""
+    it is a checkpoint directory holding files that are not a checkpoint's, it lies in another
+    checkpoint directory (or, a trace directory, is one), or neither it nor the parent it would
+    be made in takes a new file (read-only, full, or no such place)."""
     if os.path.lexists(path) and not os.path.isdir(path):
         return f"{option} {path} is not a directory: it is left as it is (give {option} a directory)"
+    inside = _in_checkpoint(option, path, Path(path).parent if kind == CHECKPOINT_DIRECTORY else path)
+    if inside is not None:
+        return inside
     if kind == CHECKPOINT_DIRECTORY and os.path.isdir(path):
         foreign = sorted(name for name in os.listdir(path) if not CHECKPOINT_ENTRIES.fullmatch(name))
         if foreign:

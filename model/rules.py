@@ -102,8 +102,7 @@ class RuleBook:
         preset, *switches = name.split(SWITCH)
         if preset in self.fixed:
             if switches:
-                raise ModelError(f"variant {preset} of model {self.model} has no rules to switch ({self.fixed[preset]}); "
-                                 f"rules switch {', '.join(self.presets)}")
+                raise self._unswitchable(preset)
             return RuleSet(preset, {})
         if preset not in self.presets:
             raise ModelError(f"unknown variant {quoted(preset)} for model {self.model} "
@@ -124,6 +123,20 @@ class RuleBook:
         choices = {rule.name: asked.get(rule.name, self.presets[preset][rule.name]) for rule in self.rules}
         switched = {r: c for r, c in choices.items() if c != self.presets[preset][r]}
         return RuleSet(preset, choices, switched)
+
+    def preset_rules(self, name: str) -> RuleSet:
+        """The rule set `name` spells, which must choose every rule, as an ablation compares and
+        switches them: ModelError, as `resolve`'s for a switch, for a fixed variant, whose steps
+        no rule decides (its rule set chooses nothing)."""
+        rule_set = self.resolve(name)
+        if rule_set.preset in self.fixed:
+            raise self._unswitchable(rule_set.preset)
+        return rule_set
+
+    def _unswitchable(self, preset: str) -> ModelError:
+        """The one-line error for switching a rule of fixed variant `preset`."""
+        return ModelError(f"variant {preset} of model {self.model} has no rules to switch ({self.fixed[preset]}); "
+                          f"rules switch {', '.join(self.presets)}")
 
 
 def switched(book: "RuleBook", rule_set: RuleSet, choices: dict[str, str]) -> RuleSet:

@@ -11,6 +11,7 @@ directory, a place on a read-only disk and one on a full disk.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -173,6 +174,39 @@ def test_a_trace_of_another_run_in_the_trace_directory_is_refused_before_the_sea
     assert f"{tmp_path / OWN_TRACE}, which is a saved trace of another run (--max-records 2 there, 1 here)" \
         in result.stderr
     assert (tmp_path / OWN_TRACE).read_bytes() == (sources / "trace.json").read_bytes()
+
+
+@pytest.mark.parametrize("edit", [
+    lambda doc: doc["steps"][0].update(description="the user's own words"),
+    lambda doc: doc.pop("sha256"),  # unsealed: an older replcheck's, or edited
+])
+def test_a_saved_trace_edited_since_it_was_written_is_kept(tmp_path, edit):
+    """A re-run replaces its own saved trace, but not once the user has changed it: the trace
+    carries the SHA-256 of what replcheck wrote, and one that no longer matches it is the user's."""
+    assert invoke([*CHECK, "--trace-dir", str(tmp_path)]).exit_code == 1
+    trace = tmp_path / OWN_TRACE
+    doc = json.loads(trace.read_text())
+    edit(doc)
+    trace.write_text(json.dumps(doc))
+    before = snapshot(tmp_path)
+    result = invoke([*CHECK, "--trace-dir", str(tmp_path)])
+    assert_one_error_line(result)
+    assert f"{trace}, which is a saved trace " in result.stderr and "it is left as it is" in result.stderr
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("option, where", [("--trace-dir", "."), ("--trace-dir", "levels/traces"),
+                                           ("--junit", "report.xml"), ("--coverage-html", "coverage.html")])
+def test_no_output_goes_into_a_checkpoint_directory(sources, tmp_path, option, where):
+    """`resume` refuses a checkpoint directory that holds anything but its checkpoint, so an output
+    may not go into one, at any depth, even one this command does not keep."""
+    ckpt = tmp_path / "ckpt"
+    shutil.copytree(sources / "ckpt", ckpt)
+    before = snapshot(tmp_path)
+    result = invoke([*CHECK, option, str(ckpt / where)])
+    assert_one_error_line(result)
+    assert f"{ckpt}, a checkpoint directory" in result.stderr or "is a checkpoint directory" in result.stderr
+    assert snapshot(tmp_path) == before
 
 
 def test_an_output_naming_the_trace_this_run_saves_is_refused_before_the_search(tmp_path):

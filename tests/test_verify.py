@@ -192,6 +192,8 @@ BASE = '[[expect]]\nmodel = "spec"\nvariant = "hw"\nproperty = "strong-isr"\nout
     ('model = "nope"\nproperty = "weak-isr"\noutcome = "holds"\n', "unknown model 'nope'"),
     ('model = "fetch"\nbounds = { quorum = "majority" }\nproperty = "strong-isr"\noutcome = "holds"\n',
      "does not apply"),
+    ('model = "kraft"\nvariant = "kip595"\nproperty = "no-illegal-state"\noutcome = "violated"\n'
+     'allow-deviations = ["stand"]\n', "allow-deviations applies to a model whose rule table has deviations"),
 ])
 def test_a_bad_entry_is_one_line_naming_the_file_and_its_line(tmp_path, entry, says):
     manifest = tmp_path / "bad.toml"

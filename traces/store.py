@@ -4,7 +4,9 @@ validation.
 A file holds the model, variant (for a model with rules, the rule set's name, with every rule's
 choice beside it in `rules`) and bounds it was found under (and whether the model kept ghost
 variables), the invariant it violates (or the witness it reaches: `kind` says which),
-the initial state and every step (action, the step in protocol words, the state after it).
+the initial state and every step (action, the step in protocol words, the state after it),
+and last the SHA-256 of all that (`sha256`, `checker.seal`), by which a later run tells an
+edited trace from the one it wrote, and keeps the edited one.
 States are written with the model's own `state_to_json`; loading rebuilds the model from the
 file's metadata and decodes every state through it, so a file that does not fit its own
 model is refused.
@@ -25,6 +27,7 @@ from model.registry import MODELS, build_model
 from checker.atomic_file import write_atomically
 from checker.file_roles import remember_read
 from checker.output_kinds import TRACE, trace_run
+from checker.seal import sealed
 
 from .outcome import is_witness
 from .replay import ReplayError, verify_trace
@@ -67,9 +70,10 @@ def trace_to_json(trace: Trace, model) -> dict[str, Any]:
 
 
 def save_trace(trace: Trace, model, path: Path) -> None:
-    """Save the trace to `path` atomically; OSError where `path` holds anything but a saved
-    trace of the same run (`checker.output_kinds`)."""
-    doc = trace_to_json(trace, model)
+    """Save the trace to `path` atomically, sealed with the SHA-256 of its content
+    (`checker.seal`); OSError where `path` holds anything but a saved trace of the same run,
+    as replcheck wrote it (`checker.output_kinds`: an edited one is kept)."""
+    doc = sealed(trace_to_json(trace, model))
     write_atomically(path, json.dumps(doc, indent=1) + "\n", TRACE, trace_run(doc))
 
 

@@ -3,7 +3,6 @@ engine can continue from (the states themselves are in `files`)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -16,6 +15,7 @@ from ..atomic_file import write_atomically
 from ..coverage import Coverage
 from ..output_kinds import CHECKPOINT_MANIFEST
 from ..result import LevelStats
+from ..seal import intact, sealed
 from .files import PART
 from .identity import CheckpointError, RunIdentity, is_name
 
@@ -95,7 +95,7 @@ class Snapshot:
             raise CheckpointError(f"it is not a replcheck checkpoint (format {FORMAT})")
         if _nested_deeper(doc, NESTING):
             raise CheckpointError("its manifest is damaged (nested too deeply)")
-        if doc.get("sha256") != _digest(doc):
+        if not intact(doc):
             raise CheckpointError("its manifest is damaged (its SHA-256 does not match its content)")
         kinds = {"stop_at_first": _flag, "max_depth": lambda v: v is None or _count(v), "depth": _count,
                  "exhausted": _flag, "levels": _list_of(_level), "generated": _count,
@@ -125,17 +125,6 @@ class Snapshot:
                    doc["exhausted"], levels, doc["generated"],
                    doc["coverage"], found, broken, parts,
                    doc["frontier"], doc["engine"], doc["level_digests"], doc["frontier_digests"])
-
-
-def sealed(doc: dict[str, Any]) -> dict[str, Any]:
-    """The manifest document `doc` with its SHA-256 (of the rest, as canonical JSON) added as
-    `sha256`: a manifest changed after it was written no longer matches it."""
-    return {**doc, "sha256": _digest(doc)}
-
-
-def _digest(doc: dict[str, Any]) -> str:
-    rest = {k: v for k, v in doc.items() if k != "sha256"}
-    return hashlib.sha256(json.dumps(rest, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _nested_deeper(doc: Any, limit: int) -> bool:

@@ -14,10 +14,11 @@ notices when a change to a model or to the checker changes a known result.
     allow-deviations = ["remote-leos-on-reelection"]  # optional: rule-table rows its trace may rest on
     note = "KAFKA-1211"               # optional: free text, shown in the table
 
-The shortest trace of every violated (or reached) entry of a model with a rule table (`fetch`)
-is audited against Kafka's code (`replcheck trace audit`): an entry whose trace rests on a
-deviation fails, unless it names that row in `allow-deviations`, and naming a row the trace
-does not rest on fails too.
+The shortest trace of every violated (or reached) entry of a model with a rule table (`fetch`,
+`kraft`) is audited against Kafka's code (`replcheck trace audit`): an entry whose trace rests
+on a deviation fails, unless it names that row in `allow-deviations`, and naming a row the trace
+does not rest on fails too. Only `fetch`'s rule table has deviations, so only its entries may
+allow one.
 
 Expectations with the same model, variant and bounds share one search, which checks all of
 their properties to the end (every shortest trace, every 'holds' proven exhaustively).
@@ -323,14 +324,17 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
 
 def _allowed(model, outcome: str, rows) -> tuple[str, ...]:
     """The entry's `allow-deviations`: rule-table rows of its model (ValueError naming an unknown
-    one, a model without a rule table, or an outcome with no trace to audit)."""
+    one, an outcome with no trace to audit, or a model with no deviation to allow: one without
+    `rule_rows`, such as `spec`, or `kraft`, whose audited rows are as Kafka, abstractions or
+    missing behaviour, never a deviation)."""
     if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
         raise ValueError(f"allow-deviations must be a list of rule-table rows such as [\"offset-out-of-range\"], "
                          f"got {quoted(rows)}")
     if not rows:
         return ()
-    if not hasattr(model, "audit"):
-        raise ValueError(f"allow-deviations applies to a model with a rule table (fetch), not {model.name}")
+    if not hasattr(model, "rule_rows"):
+        raise ValueError(f"allow-deviations applies to a model whose rule table has deviations from Kafka's code "
+                         f"(fetch), not {model.name}: no trace of it rests on one")
     if outcome not in FOUND:
         raise ValueError(f"allow-deviations applies to outcome {' or '.join(FOUND)} (a trace to audit), not {outcome}")
     known = model.rule_rows()

@@ -40,7 +40,8 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
     try:
         (prop,) = select(model_name, [invariant_name])
         model = build_model(model_name, with_rules(model_name, variant, rules), ghost=prop.needs_ghost, **bounds)
-        base_set = kind.rules.resolve(base if base is not None else next(iter(kind.rules.presets)))
+        variant_set = kind.rules.preset_rules(model.variant)
+        base_set = kind.rules.preset_rules(base if base is not None else next(iter(kind.rules.presets)))
     except ModelError as exc:
         raise UserError(str(exc)) from None
     if prop.witness:
@@ -62,10 +63,6 @@ def ablate(model_name, variant, rules, invariant_name, minimal, base, alternativ
         initial = other.state_from_json(trace_doc["initial"])
         return violation_along(other, prop, initial, [tuple(step["action"]) for step in trace_doc["steps"]])
 
-    variant_set = kind.rules.resolve(model.variant)
-    if not variant_set.choices:
-        raise UserError(f"variant {model.variant} of model {model_name} has no rules to ablate "
-                        f"({kind.rules.fixed[model.variant]}); rules switch {', '.join(kind.rules.presets)}")
     prepare_kernels([model])
     try:
         if engine == "spark":
