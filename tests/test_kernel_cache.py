@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -104,13 +105,36 @@ def test_digest_covers_every_kernel_package(tree, monkeypatch):
         before = after
 
 
+def _own_cache(path: Path) -> Path:
+    """`path` made as replcheck makes a kernel cache: marked as its own."""
+    path.mkdir()
+    (path / cache.OWNED).write_text("replcheck's\n")
+    return path
+
+
 def test_stale_caches_of_other_versions_are_pruned(tmp_path):
-    current, old, recent = tmp_path / "kernels-new", tmp_path / "kernels-old", tmp_path / "kernels-recent"
-    for path in (current, old, recent):
-        path.mkdir()
+    current, old, recent = (_own_cache(tmp_path / name) for name in ("kernels-new", "kernels-old", "kernels-recent"))
     os.utime(old, (0, 0))
     cache.prune_stale(current)
     assert current.exists() and recent.exists() and not old.exists()
+
+
+def test_a_run_prunes_its_own_stale_caches_and_never_a_users_directory(tmp_path):
+    """A `kernels-*` directory replcheck did not make is the user's, however long unused."""
+    root = tmp_path / "cache"
+    root.mkdir()
+    users, stale = root / "kernels-old", _own_cache(root / "kernels-0123456789abcdef")
+    users.mkdir()
+    (users / "notes.txt").write_text("mine")
+    month_ago = time.time() - 30 * 86400
+    for path in (users, stale):
+        os.utime(path, (month_ago, month_ago))
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(root)}
+    subprocess.run([sys.executable, "-c", "import checker.kernel.jit"], cwd=REPO, env=env, check=True, timeout=120)
+    assert (users / "notes.txt").read_text() == "mine"
+    assert not stale.exists()
+    made = root / f"kernels-{cache.source_digest()}"
+    assert (made / cache.OWNED).is_file(), "the run's own cache is not marked as replcheck's"
 
 
 def test_read_only_cache_root_falls_back_to_a_temporary_directory(tmp_path, monkeypatch):

@@ -65,15 +65,23 @@ def cache_root() -> Path:
     return Path(base) / "replcheck"
 
 
+OWNED = ".replcheck-kernel-cache"
+"""The file by which replcheck marks a cache directory as its own (written when it first uses the
+directory): only a directory holding it is ever pruned."""
+
+
 def cache_dir() -> Path:
-    """The cache directory for the current sources (created on demand). When the user's cache
-    directory cannot be written (a read-only home), a directory under the system's temporary
-    directory serves instead."""
+    """The cache directory for the current sources (created on demand, and marked as replcheck's
+    own: `OWNED`). When the user's cache directory cannot be written (a read-only home, a full
+    disk), a directory under the system's temporary directory serves instead."""
     name = f"kernels-{source_digest()}"
     for root in (cache_root(), Path(tempfile.gettempdir()) / f"replcheck-{os.getuid()}"):
         path = root / name
         try:
             path.mkdir(parents=True, exist_ok=True)
+            if not (path / OWNED).is_file():
+                write_cache_file(path / OWNED, "replcheck's compiled kernels: removed when unused for "
+                                 f"{STALE_DAYS} days\n")
             os.utime(path)  # in use: not stale
         except OSError:
             continue
@@ -87,11 +95,12 @@ STALE_DAYS = 7
 
 
 def prune_stale(current: Path) -> None:
-    """Remove the caches of other source versions that no process has used for `STALE_DAYS`."""
+    """Remove the caches of other source versions that no process has used for `STALE_DAYS`:
+    only directories replcheck marked as its own (`OWNED`), never another `kernels-*` beside them."""
     cutoff = time.time() - STALE_DAYS * 86400
     for other in current.parent.glob("kernels-*"):
         try:
-            if other != current and other.stat().st_mtime < cutoff:
+            if other != current and (other / OWNED).is_file() and other.stat().st_mtime < cutoff:
                 shutil.rmtree(other, ignore_errors=True)
         except OSError:
             pass
