@@ -5,12 +5,14 @@ checks only the file that defines the cached function)."""
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -46,9 +48,10 @@ def tree(tmp_path):
     (root / "checker" / "kernel").mkdir(parents=True)
     (root / "invariants").mkdir()
     (root / "model").mkdir()
-    for name in ("__init__.py", "cache.py", "cache_locator.py", "jit.py", "layout_record.py", "numba_target.py",
-                 "native.py", "native_export.py"):
+    for name in ("__init__.py", "cache.py", "cache_files.py", "cache_locator.py", "jit.py", "layout_record.py",
+                 "numba_target.py", "native.py", "native_export.py"):
         shutil.copy(REPO / "checker" / "kernel" / name, root / "checker" / "kernel" / name)
+    shutil.copy(REPO / "checker" / "interrupts.py", root / "checker" / "interrupts.py")
     for package in (root / "checker", root / "invariants", root / "model"):
         (package / "__init__.py").touch()
     (root / "model" / "caller.py").write_text(CALLER)
@@ -56,16 +59,20 @@ def tree(tmp_path):
     return root
 
 
-def run(root: Path, cache_dir: Path, saved: list | None = None) -> tuple[int, str]:
+def run(root: Path, cache_dir: Path, saved: list | None = None, said: list | None = None) -> tuple[int, str]:
     """(shifted(10), the cache directory used) in a fresh Python process; numba's reports of
-    what it compiled and saved to the cache are appended to `saved`."""
+    what it compiled and saved to the cache are appended to `saved`, the lines it wrote on
+    stderr to `said`."""
     env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root), "NUMBA_DEBUG_CACHE": "1"}
     done = subprocess.run([sys.executable, "-c", "from model.caller import shifted; from checker.kernel.jit import "
                            "CACHE_DIR; print(shifted(10), CACHE_DIR)"],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True)
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     if saved is not None:
         saved += [line for line in lines if "data saved to" in line]
+    if said is not None:
+        said += done.stderr.splitlines()
     out = lines[-1].split()
     return int(out[0]), out[1]
 
@@ -165,3 +172,126 @@ def test_a_module_left_out_of_the_digest_is_no_kernel_source():
             imported = {name for name in names if f".{name} import" in text or f" {name}," in text
                         or f" {name}\n" in text}
             assert not imported, f"{path} defines kernels and imports {imported}, left out of the kernel digest"
+
+
+def _overwrite(cache_dir: Path) -> list[Path]:
+    """Every numba index and data file in `cache_dir` overwritten with bytes that are no pickle."""
+    damaged = [*cache_dir.rglob("*.nbi"), *cache_dir.rglob("*.nbc")]
+    for path in damaged:
+        path.write_bytes(b"\x00\xff not what numba wrote " * 4)
+    return damaged
+
+
+def _emptied(cache_dir: Path) -> list[Path]:
+    """Every numba data file in `cache_dir` cut to nothing (numba's reader then raised EOFError,
+    which the command line reported as a bare "Aborted!")."""
+    damaged = list(cache_dir.rglob("*.nbc"))
+    for path in damaged:
+        path.write_bytes(b"")
+    return damaged
+
+
+def _halved(cache_dir: Path) -> list[Path]:
+    """Every numba data file in `cache_dir` cut to half its length."""
+    damaged = list(cache_dir.rglob("*.nbc"))
+    for path in damaged:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    return damaged
+
+
+def _replaced(cache_dir: Path) -> list[Path]:
+    """Every numba data file in `cache_dir` replaced by a pickle of something else: it reads back,
+    but numba cannot rebuild a compiled function from it."""
+    damaged = list(cache_dir.rglob("*.nbc"))
+    for path in damaged:
+        path.write_bytes(pickle.dumps(("not", "what", "numba", "wrote")))
+    return damaged
+
+
+def _numba_loads(cache_dir: Path) -> None:
+    """Remove the exported machine code (`checker.kernel.native`), so a run loads numba's cache."""
+    shutil.rmtree(cache_dir / "native", ignore_errors=True)
+
+
+@pytest.mark.parametrize("damage", [_overwrite, _emptied, _halved, _replaced])
+def test_a_damaged_numba_cache_is_compiled_again_once_said_once(tree, tmp_path, damage):
+    """A cache is a cache: a file that cannot be read back is compiled again and written anew, in
+    one line on stderr, and the next run loads the repaired cache without a word."""
+    cache_dir = tmp_path / "cache"
+    used = Path(run(tree, cache_dir)[1])
+    _numba_loads(used)
+    assert damage(used), "nothing was cached to damage"
+    saved, said = [], []
+    assert run(tree, cache_dir, saved, said)[0] == 11
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert saved, "the damaged cache was not written anew"
+    _numba_loads(used)
+    saved, said = [], []
+    assert run(tree, cache_dir, saved, said)[0] == 11
+    assert said == [] and saved == [], "the repair did not last"
+
+
+def test_two_runs_at_once_repair_a_damaged_cache_and_agree(tree, tmp_path):
+    """Both runs read the damaged files and write their repair (each through a file renamed over
+    the old one): both answer, and the cache they leave loads cleanly."""
+    cache_dir = tmp_path / "cache"
+    used = Path(run(tree, cache_dir)[1])
+    _numba_loads(used)
+    _overwrite(used)
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(tree)}
+    runs = [subprocess.Popen([sys.executable, "-c", "from model.caller import shifted; print(shifted(10))"],
+                             cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    for process in runs:
+        out, err = process.communicate(timeout=300)
+        assert (process.returncode, out.strip()) == (0, "11"), err
+        assert len(err.splitlines()) <= 1
+    _numba_loads(used)
+    saved, said = [], []
+    assert run(tree, cache_dir, saved, said)[0] == 11
+    assert said == [] and saved == []
+
+
+def test_a_ctrl_c_that_numba_turned_into_an_error_while_loading_is_no_damage(monkeypatch):
+    """numba reports a Ctrl-C landing while it loads a compiled function as a SystemError caused by
+    it: that goes on up to be reported as an interruption, not taken for a damaged file."""
+    from numba.core.caching import Cache
+
+    from checker.kernel.cache_files import CheckedCache
+
+    def interrupted(self, sig, target_context):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interruption:
+            raise SystemError("error return without exception set") from interruption
+
+    monkeypatch.setattr(Cache, "load_overload", interrupted)
+    checked = CheckedCache.__new__(CheckedCache)
+    checked._cache_file = SimpleNamespace(_index_path="function.nbi")
+    with pytest.raises(SystemError):
+        checked.load_overload(None, None)
+
+
+GENERATE = "from checker.kernel.instantiate import search_module; search_module('model.fetch.kernel')"
+"""Write (or check) and import the fetch model's search loop: no compile."""
+
+
+def test_a_damaged_generated_search_loop_is_written_again(tmp_path):
+    """A generated module with bytes that are not UTF-8 (it raised UnicodeDecodeError on every
+    run) is written again, said in one line; the next run says nothing."""
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(tmp_path)}
+
+    def generate() -> str:
+        done = subprocess.run([sys.executable, "-c", GENERATE], cwd=REPO, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    generate()
+    module = next(tmp_path.glob("kernels-*/generated/replcheck_search_model_fetch_kernel.py"))
+    written = module.read_bytes()
+    module.write_bytes(written[:100] + b"\xff\xfe\x00" + written[100:])
+    said = generate().splitlines()
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert module.read_bytes() == written
+    assert generate() == ""

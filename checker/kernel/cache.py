@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,6 +40,23 @@ def write_cache_file(path: Path, content: str | bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     os.replace(temporary, path)
+
+
+_said: set[str] = set()
+"""What this process has said about its kernel cache (`damaged`): each once."""
+
+
+def _say_once(kind: str, line: str) -> None:
+    if kind not in _said:
+        _said.add(kind)
+        print(line, file=sys.stderr, flush=True)
+
+
+def damaged(path: Path | str) -> None:
+    """Say, once a process, that the kernel cache held a file that could not be read back (cut
+    short, overwritten), which the caller then treats as absent: it is made again (compiled, or
+    written) and replaced, so a cache is never broken for good."""
+    _say_once("damaged", f"the kernel cache held a damaged file ({path}): it is made again")
 
 
 def source_files() -> list[Path]:
