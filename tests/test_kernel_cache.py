@@ -4,6 +4,7 @@ checks only the file that defines the cached function)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import shutil
@@ -17,6 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from checker.kernel import cache
+from conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,13 +61,15 @@ def tree(tmp_path):
     return root
 
 
-def run(root: Path, cache_dir: Path, saved: list | None = None, said: list | None = None) -> tuple[int, str]:
-    """(shifted(10), the cache directory used) in a fresh Python process; numba's reports of
-    what it compiled and saved to the cache are appended to `saved`, the lines it wrote on
-    stderr to `said`."""
-    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root), "NUMBA_DEBUG_CACHE": "1"}
-    done = subprocess.run([sys.executable, "-c", "from model.caller import shifted; from checker.kernel.jit import "
-                           "CACHE_DIR; print(shifted(10), CACHE_DIR)"],
+def run(root: Path, cache_dir: Path, saved: list | None = None, said: list | None = None, before: str = "",
+        env: dict | None = None) -> tuple[int, str]:
+    """(shifted(10), the cache directory used) in a fresh Python process that first runs the
+    code `before`, with `env` added to its environment; numba's reports of what it compiled and
+    saved to the cache are appended to `saved`, the lines it wrote on stderr to `said`."""
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(root), "NUMBA_DEBUG_CACHE": "1",
+           **(env or {})}
+    done = subprocess.run([sys.executable, "-c", before + "\nfrom model.caller import shifted; from checker.kernel.jit "
+                           "import CACHE_DIR; print(shifted(10), CACHE_DIR)"],
                           cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -295,3 +299,94 @@ def test_a_damaged_generated_search_loop_is_written_again(tmp_path):
     assert len(said) == 1 and "damaged" in said[0], said
     assert module.read_bytes() == written
     assert generate() == ""
+
+
+NO_ROOM_FOR_NUMBA = """
+import errno
+from numba.core.caching import IndexDataCacheFile
+
+def no_room(self, path):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+IndexDataCacheFile._open_for_write = no_room
+"""
+"""Every file numba writes to its cache fails as on a full disk."""
+
+
+def test_a_full_disk_under_the_cache_keeps_nothing_and_the_run_answers(tree, tmp_path):
+    """numba's writes failing for want of room: each run compiles, answers and says so in one line."""
+    for _ in range(2):
+        said = []
+        assert run(tree, tmp_path / "cache", said=said, before=NO_ROOM_FOR_NUMBA)[0] == 11
+        assert len(said) == 1 and "No space left on device" in said[0], said
+
+
+def _no_room(path, content):
+    raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+
+def test_no_room_for_a_new_cache_falls_back_to_the_temporary_directory(tmp_path, monkeypatch):
+    """As for a read-only cache: where the cache's first file cannot be written for want of room,
+    the temporary directory serves, and no empty directory is left behind."""
+    full, temporary = tmp_path / "full", tmp_path / "tmp"
+    monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(full))
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    real = cache.write_cache_file
+    monkeypatch.setattr(cache, "write_cache_file",
+                        lambda path, content: (_no_room if full in path.parents else real)(path, content))
+    path = cache.cache_dir()
+    assert path.parent == temporary / f"replcheck-{os.getuid()}" and (path / cache.OWNED).is_file()
+    assert list(full.iterdir()) == []
+
+
+def test_no_room_anywhere_for_the_cache_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    from checker.kernel import warm
+
+    monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(tmp_path / "full"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(cache, "write_cache_file", _no_room)
+    with pytest.raises(OSError) as raised:
+        cache.cache_dir()
+    assert raised.value.errno == errno.ENOSPC
+    monkeypatch.setattr(warm, "is_compiled", lambda *args: cache.cache_dir())
+    result = run_cli("check", "--engine", "local", "--model", "spec")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [f"Error: cannot write {tmp_path / 'full'}/kernels-{cache.source_digest()}: "
+                                          "No space left on device (and the temporary directory, tried next for "
+                                          "compiled kernels, too)"]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A file system of one 4 KiB page (tmpfs) under the test's directory, where this machine lets
+    the test mount one (Linux, as root); the test is skipped elsewhere."""
+    where = tmp_path / "small"
+    where.mkdir()
+    mount = shutil.which("mount")
+    if mount is None or os.geteuid() != 0 or subprocess.run(
+            [mount, "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(where)], capture_output=True).returncode != 0:
+        pytest.skip("no small file system can be mounted here")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def test_a_cache_on_a_disk_that_fills_keeps_nothing_and_each_run_answers(tree, tmp_path, small_disk):
+    """Room for the cache's mark of ownership and nothing more: numba's writes fail for want of
+    room, and each run still answers, saying so in one line."""
+    for _ in range(2):
+        said = []
+        value, used = run(tree, small_disk / "cache", said=said, env={"TMPDIR": str(tmp_path)})
+        assert value == 11 and Path(used).parent == small_disk / "cache"
+        assert len(said) == 1 and "No space left on device" in said[0], said
+
+
+def test_a_cache_on_a_full_disk_falls_back_to_the_temporary_directory(tree, tmp_path, small_disk):
+    (small_disk / "filler").write_bytes(b"x" * 4096)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    said = []
+    value, used = run(tree, small_disk / "cache", said=said, env={"TMPDIR": str(temporary)})
+    assert value == 11 and Path(used).parent == temporary / f"replcheck-{os.getuid()}"
+    assert said == []

@@ -1,13 +1,15 @@
-"""numba's cache files of replcheck's kernels, read with damage in mind.
+"""numba's cache files of replcheck's kernels, read with damage in mind and written where there
+is room.
 
 A cache is a cache. numba's own reader raises on an index or data file that cannot be read
 back (cut short, overwritten: an UnpicklingError, or an EOFError that click reports as a bare
-"Aborted!"), so every later run failed the same way until the user deleted the cache. Here a
-file that cannot be read back counts as absent: the function is compiled again and numba writes
-the file anew, through a temporary file renamed over it as always (a run reading the cache at
-the same time sees the old file or the new one, never half of one), so the repair lasts. It is
-said once a run (`cache.damaged`). A Ctrl-C that numba turned into an error of its own while
-loading is no damage: it goes on up.
+"Aborted!"), so every later run failed the same way until the user deleted the cache; and its
+writer raises on a full disk. Here a file that cannot be read back counts as absent: the
+function is compiled again and numba writes the file anew, through a temporary file renamed
+over it as always (a run reading the cache at the same time sees the old file or the new one,
+never half of one), so the repair lasts. A write that fails leaves the compiled code in use and
+not kept. Each is said once a run (`cache.damaged`, `cache.not_kept`). A Ctrl-C that numba
+turned into an error of its own while loading is no damage: it goes on up.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 
 from ..interrupts import interruption_behind
-from .cache import damaged
+from .cache import damaged, not_kept
 
 
 class _CheckedFile(IndexDataCacheFile):
@@ -41,7 +43,7 @@ class _CheckedFile(IndexDataCacheFile):
 
 class CheckedCache(FunctionCache):
     """numba's on-disk cache of one kernel's compiled versions, where a damaged file is compiled
-    again (module docstring)."""
+    again and a full disk keeps nothing (module docstring)."""
 
     def __init__(self, py_func):
         super().__init__(py_func)
@@ -55,6 +57,13 @@ class CheckedCache(FunctionCache):
         except Exception as error:
             _damaged(error, self._cache_file._index_path)
             return None
+
+    def save_overload(self, sig, data):
+        """Keep the version `data` for `sig`, where the cache can be written."""
+        try:
+            super().save_overload(sig, data)
+        except OSError as error:
+            not_kept(error, self._cache_path)
 
 
 def _damaged(error: Exception, path: str) -> None:
