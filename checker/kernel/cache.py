@@ -13,9 +13,12 @@ The directory must be chosen before numba is imported; `checker.kernel.jit` does
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,11 +37,44 @@ NOT_KERNEL_SOURCE = "\nKERNEL_SOURCE = False\n"
 def write_cache_file(path: Path, content: str | bytes) -> None:
     """Write `content` (text as UTF-8) to the cache file `path`, making its directory: through a
     temporary file of this process renamed over it, so that another process reading the cache
-    never sees half a file."""
+    never sees half a file (and none is left behind where the write fails: a full disk)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    os.replace(temporary, path)
+    try:
+        temporary.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+_said: set[str] = set()
+"""What this process has said about its kernel cache (`damaged`, `not_kept`): each once."""
+
+
+def _say_once(kind: str, line: str) -> None:
+    if kind not in _said:
+        _said.add(kind)
+        print(line, file=sys.stderr, flush=True)
+
+
+def damaged(path: Path | str) -> None:
+    """Say, once a process, that the kernel cache held a file that could not be read back (cut
+    short, overwritten), which the caller then treats as absent: it is made again (compiled, or
+    written) and replaced, so a cache is never broken for good."""
+    _say_once("damaged", f"the kernel cache held a damaged file ({path}): it is made again")
+
+
+def not_kept(error: OSError, path: Path | str) -> None:
+    """Say, once a process, that writing `path` in the kernel cache failed (`error`: a full disk,
+    say), which the caller then goes on without: compiled code is used but not kept."""
+    _say_once("not kept", f"cannot write to the kernel cache ({path}: {error.strerror or error}): compiled "
+                          "code is used but not kept, so later runs compile it again")
+
+
+def kept_all() -> bool:
+    """Whether every write to the kernel cache this process tried went through (`not_kept`)."""
+    return "not kept" not in _said
 
 
 def source_files() -> list[Path]:
@@ -65,21 +101,34 @@ def cache_root() -> Path:
     return Path(base) / "replcheck"
 
 
+OWNED = ".replcheck-kernel-cache"
+"""The file by which replcheck marks a cache directory as its own (written when it first uses the
+directory): only a directory holding it is ever pruned."""
+
+
 def cache_dir() -> Path:
-    """The cache directory for the current sources (created on demand). When the user's cache
-    directory cannot be written (a read-only home), a directory under the system's temporary
-    directory serves instead."""
-    name = f"kernels-{source_digest()}"
+    """The cache directory for the current sources (created on demand, and marked as replcheck's
+    own: `OWNED`, whose writing also finds a disk with no room left). When the user's cache
+    directory cannot be written (a read-only home, a full disk), a directory under the system's
+    temporary directory serves instead."""
+    name, failed = f"kernels-{source_digest()}", OSError(errno.EACCES, "not writable")
     for root in (cache_root(), Path(tempfile.gettempdir()) / f"replcheck-{os.getuid()}"):
         path = root / name
         try:
             path.mkdir(parents=True, exist_ok=True)
+            if not (path / OWNED).is_file():  # new here, or made by an older replcheck
+                write_cache_file(path / OWNED, "replcheck's compiled kernels: removed when unused for "
+                                 f"{STALE_DAYS} days\n")
             os.utime(path)  # in use: not stale
-        except OSError:
+        except OSError as error:
+            failed = error
+            with contextlib.suppress(OSError):
+                path.rmdir()  # made here and left empty (a full disk): gone again
             continue
         if os.access(path, os.W_OK):
             return path
-    raise OSError(f"no writable directory for compiled kernels (tried {cache_root()} and the temporary directory)")
+    raise OSError(failed.errno, f"{failed.strerror} (and the temporary directory, tried next for compiled "
+                                "kernels, too)", str(cache_root() / name))
 
 
 STALE_DAYS = 7
@@ -87,11 +136,12 @@ STALE_DAYS = 7
 
 
 def prune_stale(current: Path) -> None:
-    """Remove the caches of other source versions that no process has used for `STALE_DAYS`."""
+    """Remove the caches of other source versions that no process has used for `STALE_DAYS`:
+    only directories replcheck marked as its own (`OWNED`), never another `kernels-*` beside them."""
     cutoff = time.time() - STALE_DAYS * 86400
     for other in current.parent.glob("kernels-*"):
         try:
-            if other != current and other.stat().st_mtime < cutoff:
+            if other != current and (other / OWNED).is_file() and other.stat().st_mtime < cutoff:
                 shutil.rmtree(other, ignore_errors=True)
         except OSError:
             pass

@@ -2,7 +2,7 @@
 
 The copy for a model lives in the kernel cache directory (so it changes whenever any kernel
 source does), differs from the template only in the line marked MODEL, and is imported under
-its own module name.
+its own module name. A copy that differs from what it should be (damaged) is written again.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .cache import write_cache_file
+from .cache import damaged, write_cache_file
 from .jit import CACHE_DIR
 
 TEMPLATE = Path(__file__).with_name("search_template.py")
@@ -30,8 +30,10 @@ def search_module(kernel_module: str):
             line = line.replace("MODEL_KERNEL", kernel_module)
         lines.append(line)
     path = Path(CACHE_DIR) / "generated" / f"{name}.py"
-    text = "\n".join(lines) + "\n"
-    if not path.exists() or path.read_text() != text:
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    if not path.exists() or path.read_bytes() != text:
+        if path.exists():  # the directory is named after the template's digest: only damage changes it
+            damaged(path)
         write_cache_file(path, text)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

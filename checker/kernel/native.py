@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cache import damaged
 from .layout_record import record_dtype
 
 RUNTIME = "runtime.pkl"
@@ -270,6 +271,10 @@ class Store:
             return None
         try:
             entry = pickle.loads(path.read_bytes())
+        except Exception:  # cut short or overwritten: numba runs the call, and exports it again
+            damaged(path)
+            return None
+        try:
             if self.runtime is None:
                 record = pickle.loads((self.directory / RUNTIME).read_bytes())
                 self.versions = versions()
@@ -280,7 +285,7 @@ class Store:
             if entry["versions"] != self.versions or entry["key"] != [key_text(d) for d in descriptions]:
                 return None
             return self.runtime.function(kernel, entry)
-        except Exception:  # a damaged or foreign file: numba runs the call, and exports it again
+        except Exception:  # a foreign or unusable file: numba runs the call, and exports it again
             return None
 
 

@@ -1,7 +1,8 @@
 """numba, set up for replcheck's kernels: imported by `jit` (which has chosen numba's cache
 directory by then) the first time a kernel is compiled or loaded from the cache, never before.
 
-Setting up files each cached function by its place in the repository (`cache_locator`), makes
+Setting up files each cached function by its place in the repository (`cache_locator`), reads
+and writes numba's cache files with damage and a full disk in mind (`cache_files`), makes
 numba's CPU target as on a machine without SciPy (`_prepare_target`), registers the typing rules
 declared with `jit.overload_when_compiled`, and starts the compile notices' listeners
 (`listen`). Kernels are compiled once per loose type of their arguments (`_Dispatcher`).
@@ -41,6 +42,7 @@ with _hidden(*_NOT_USED):
     from numba.core.codegen import CPUCodeLibrary  # noqa: E402
     from numba.core.registry import CPUDispatcher, cpu_target  # noqa: E402
 
+from .cache_files import CheckedCache  # noqa: E402
 from .cache_locator import install as install_cache_locator  # noqa: E402
 
 install_cache_locator()
@@ -110,12 +112,17 @@ class _Dispatcher(CPUDispatcher):
                 pass
         return super().get_call_template(args, kws)
 
+    def enable_caching(self):
+        """Cache compiled versions on disk, with damaged files compiled again (`cache_files`)."""
+        self._cache = CheckedCache(self.py_func)
+
 
 def compiled(function, inline: bool = False) -> _Dispatcher:
     """numba's dispatcher for kernel `function` (nopython mode, cached on disk, GIL released;
     with `inline`, inlined into the kernels that call it)."""
-    dispatcher = njit(cache=True, nogil=True, inline="always" if inline else "never")(function)
+    dispatcher = njit(nogil=True, inline="always" if inline else "never")(function)
     dispatcher.__class__ = _Dispatcher
+    dispatcher.enable_caching()
     return dispatcher
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from . import side_compile
+from .cache import kept_all, not_kept, write_cache_file
 from .expansion import expand_all
 from .fingerprint import fingerprint
 from ..coverage import Coverage
@@ -80,7 +81,8 @@ def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
     expansion with and without symmetry (with `count_guards`, a count of a sample's guards
     too), the visited set's lookups and growth. WALK: one step of a random walk. Both: the
     replays that rebuild a trace. Compiling is then one step of this machine's first run, not
-    pauses in later ones."""
+    pauses in later ones. Where the cache could not keep all of it (a full disk), nothing is
+    marked: the next run compiles it again."""
     row, fps, invariants, steps = _start(kernel, initial_state)
     if entry == SEARCH:
         symmetric = permutations(kernel.replicas, True)
@@ -94,9 +96,13 @@ def compile_all(kernel, initial_state, entry: str = SEARCH) -> None:
     for code, after in kernel.successor_rows(row[0])[:1]:
         kernel.search.step(row[0], kernel.layout, code, *kernel.buffers())
         kernel.search.broken_steps(row[0], code, after, kernel.layout, steps)
+    if not kept_all():  # not all of it is in the cache (a full disk): the next run compiles again
+        return
     marker = _marker(kernel, entry)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.touch()
+    try:
+        write_cache_file(marker, "")
+    except OSError as error:
+        not_kept(error, marker)
 
 
 def load(kernel, initial_state, entry: str) -> None:
