@@ -343,18 +343,19 @@ def junit_option(func):
                              "docs/ci.md")(func)
 
 
-NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
-"""The errors of a full disk or quota: where no command said what it could not write (the kernel
-cache mostly goes on without writing), one line names the file."""
+UNWRITABLE = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES)
+"""The errors of a full disk or quota, or of a place that cannot be written: where no command
+said what it could not write (the kernel cache mostly goes on without writing, or falls back on
+the temporary directory), one line names the file."""
 
 
 class ReplcheckGroup(TidyErrors, click.Group):
-    """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels, writing
-    a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1, and SIGTERM
-    handled the same way (exit 143), and a full disk one line (exit 2). With --debug, the traceback
-    behind a one-line error is printed before it. Its commands are `ModelCommand`s: one value per
-    single-valued option, no output over an input, tidy errors, no model package's option over
-    replcheck's own."""
+    """The command group, with Ctrl-C anywhere in a command (building a model, loading kernels,
+    writing a report) reported as Interrupted rather than click's bare "Aborted!" and exit 1,
+    SIGTERM handled the same way (exit 143), and a full disk or an unwritable place one line
+    (exit 2). With --debug, the traceback behind a one-line error is printed before it. Its
+    commands are `ModelCommand`s: one value per single-valued option, no output over an input,
+    tidy errors, no model package's option over replcheck's own."""
 
     command_class = ModelCommand
 
@@ -386,14 +387,12 @@ class ReplcheckGroup(TidyErrors, click.Group):
                 raise  # already a one-line error, an interrupted search's report included
             except GuestError as exc:  # a model package failed where no command looked for it
                 raise UserError(str(exc)) from exc
-            except OSError as exc:
-                if exc.errno not in NO_ROOM:
-                    raise
-                raise UserError(f"cannot write {exc.filename or 'a file'}: {exc.strerror}") from exc
             except Exception as exc:
                 interruption = interruption_behind(exc)
                 if interruption is not None:
                     raise Interrupted(isinstance(interruption, Terminated)) from None
+                if isinstance(exc, OSError) and exc.errno in UNWRITABLE:
+                    raise UserError(f"cannot write {exc.filename or 'a file'}: {exc.strerror}") from exc
                 said = [line.strip() for line in str(exc).splitlines() if LAYOUT_OVERFLOW in line]
                 if said:  # raised by a compiled step, here or in a Spark task
                     raise UserError(f"a state did not fit the packed layout its bounds sized ({said[-1]}): "

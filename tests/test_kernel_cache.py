@@ -339,20 +339,26 @@ def test_no_room_for_a_new_cache_falls_back_to_the_temporary_directory(tmp_path,
     assert list(full.iterdir()) == []
 
 
-def test_no_room_anywhere_for_the_cache_is_one_line_and_exit_2(tmp_path, monkeypatch):
+@pytest.mark.parametrize("number", [errno.ENOSPC, errno.EROFS])
+def test_no_room_anywhere_for_the_cache_is_one_line_and_exit_2(tmp_path, monkeypatch, number):
+    """No room for the cache, or no place that can be written (a read-only file system), in the
+    user's cache directory nor in the temporary one: one line naming the place, exit 2."""
     from checker.kernel import warm
+
+    def refused(path, content):
+        raise OSError(number, os.strerror(number), str(path))
 
     monkeypatch.setenv("REPLCHECK_CACHE_DIR", str(tmp_path / "full"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    monkeypatch.setattr(cache, "write_cache_file", _no_room)
+    monkeypatch.setattr(cache, "write_cache_file", refused)
     with pytest.raises(OSError) as raised:
         cache.cache_dir()
-    assert raised.value.errno == errno.ENOSPC
+    assert raised.value.errno == number
     monkeypatch.setattr(warm, "is_compiled", lambda *args: cache.cache_dir())
     result = run_cli("check", "--engine", "local", "--model", "spec")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [f"Error: cannot write {tmp_path / 'full'}/kernels-{cache.source_digest()}: "
-                                          "No space left on device (and the temporary directory, tried next for "
+                                          f"{os.strerror(number)} (and the temporary directory, tried next for "
                                           "compiled kernels, too)"]
 
 
