@@ -5,7 +5,9 @@ a run that says nothing meanwhile looks hung. Inside `compile_notices` every com
 reported as it starts: numba raises its `numba:compile` event for a compile and not for a load
 from the kernel cache, so a warm run says nothing. The first compile prints one line on stderr
 saying what compiles and that it happens once; on a terminal a spinner line below it shows the
-function being compiled and the time elapsed, for as long as compiling goes on.
+function being compiled and the time elapsed, for as long as compiling goes on. A run that
+found a damaged file in the kernel cache has said that it makes it again
+(`checker.kernel.cache.damaged`): its compile has no notice besides that line.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.console import Console
 from rich.errors import LiveError
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from .kernel.cache import said_damaged
 from .kernel.jit import numba_events
 
 _stderr: list[Console] = []
@@ -117,7 +120,8 @@ class _Notice:
         console = stderr_console()
         if subject not in self.told:
             self.told.add(subject)
-            console.print(notice_line(subject, estimate), highlight=False, soft_wrap=not console.is_terminal)
+            if not said_damaged():  # the run said so already, in its one line about the damage
+                console.print(notice_line(subject, estimate), highlight=False, soft_wrap=not console.is_terminal)
         if not console.is_terminal:
             return
         if self.progress is None:

@@ -235,6 +235,31 @@ def test_a_damaged_numba_cache_is_compiled_again_once_said_once(tree, tmp_path, 
     assert said == [] and saved == [], "the repair did not last"
 
 
+def test_the_compile_that_repairs_a_damaged_cache_is_announced_by_its_one_line(tree, tmp_path):
+    """A run's compile is announced "once per machine and replcheck version" (checker.compile_notice);
+    the compile that repairs a damaged cache is neither, and the line about the damage says it is
+    made again: that line is the only one."""
+    shutil.copy(REPO / "checker" / "compile_notice.py", tree / "checker" / "compile_notice.py")
+    env = {**os.environ, "REPLCHECK_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tree)}
+    code = ("from checker.compile_notice import compile_notices\nfrom model.caller import shifted\n"
+            "with compile_notices():\n    print(shifted(10))")
+
+    def stderr_lines() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert (done.returncode, done.stdout) == (0, "11\n"), done.stderr
+        return done.stderr.splitlines()
+
+    assert [line.split(" for this machine")[0] for line in stderr_lines()] == ["compiling replcheck's kernels"]
+    used = next((tmp_path / "cache").glob("kernels-*"))
+    _numba_loads(used)
+    _overwrite(used)
+    said = stderr_lines()
+    assert len(said) == 1 and said[0].startswith("the kernel cache held a damaged file"), said
+    _numba_loads(used)
+    assert stderr_lines() == []
+
+
 def test_two_runs_at_once_repair_a_damaged_cache_and_agree(tree, tmp_path):
     """Both runs read the damaged files and write their repair (each through a file renamed over
     the old one): both answer, and the cache they leave loads cleanly."""

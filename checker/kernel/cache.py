@@ -77,6 +77,13 @@ def kept_all() -> bool:
     return "not kept" not in _said
 
 
+def said_damaged() -> bool:
+    """Whether this process has said that it makes a damaged cache file again (`damaged`): the
+    compile that follows needs no notice of its own (`checker.compile_notice`), whose "once per
+    machine" would not be true of it."""
+    return "damaged" in _said
+
+
 def source_files() -> list[Path]:
     """Every Python source a kernel may be compiled from, in a fixed order."""
     return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py")
