@@ -83,6 +83,9 @@ class _Compiling:
     def write(self, payload):
         pass
 
+    def flush(self):
+        pass
+
     def close(self):
         pass
 
@@ -92,9 +95,6 @@ class _Compiling:
 
     def wait(self):
         return 0
-
-    def terminate(self):
-        pass
 
 
 @pytest.mark.parametrize("name,variant,bounds,symmetry,depth", [CASES[1], CASES[3]])
