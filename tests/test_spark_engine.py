@@ -484,6 +484,26 @@ def test_ctrl_c_mid_search_leaves_no_jvm_and_no_scratch_files(tmp_path):
     until(lambda: not spark_processes(tag), "the run's JVM and workers going")
 
 
+def test_ctrl_c_mid_checkpointed_search_leaves_its_last_checkpoint_and_nothing_after_it(tmp_path):
+    """Ctrl-C in a Spark search that saves a checkpoint at every level: the tasks are killed
+    mid-level, and what they had written of that level (parts, temporary files of parts being
+    written) is removed, so the directory holds the last checkpoint alone, and no scratch is
+    left in --work-dir."""
+    _java_or_skip()
+    directory, work = tmp_path / "checkpoint", tmp_path / "work"
+    proc, tag = tagged_run("check", "--engine", "spark", "--master", "local[2]", "--variant", "kip101", "--continue",
+                           "--checkpoint-dir", str(directory), "--checkpoint-every", "0", "--work-dir", str(work))
+    wait_for(lambda: any(directory.glob(f"levels/{3:08d}/part-*.npz")), proc, "level 3 in the journal")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=PATIENCE)
+    assert proc.returncode == 130, err
+    saved = re.search(r"checkpoint at depth (\d+) saved in .*: continue with `replcheck resume ", err)
+    assert saved and len(err.strip().splitlines()) == 1, err
+    assert max(int(level.name) for level in (directory / "levels").iterdir()) == int(saved[1])
+    assert not list(directory.rglob("*.tmp")) and not any(work.rglob("*")), sorted(map(str, tmp_path.rglob("*")))
+    until(lambda: not spark_processes(tag), "the run's JVM and workers going")
+
+
 @pytest.mark.parametrize("engine", ["local", "spark"])
 def test_a_ctrl_c_a_library_swallowed_ends_the_search_at_the_next_level(engine, request, monkeypatch):
     """A Ctrl-C whose KeyboardInterrupt a library catches where it lands (numba's loader does)

@@ -119,42 +119,7 @@ def job_session(engine: str, *, master: str | None = None, one_task: int = ONE_T
                         outcomes[i] = run_job(job, on_level, partial(explore_spark, sc, work_dir=work_dir,
                                                                     memory_budget=memory_budget))
             return outcomes
-        try:
-            yield run_on_spark
-        except KeyboardInterrupt:
-            _end_workers(getattr(getattr(sc, "_gateway", None), "proc", None))
-            raise
-
-
-def _end_workers(jvm) -> None:
-    """Kill the Python workers the embedded JVM `jvm` (a Popen) started. A job is one whole
-    search inside a worker, which a cancelled Spark job does not stop: without this, Ctrl-C
-    would wait for the search to end before Spark stops. (Linux: found through /proc; elsewhere
-    Spark's own cancellation is all there is.)"""
-    import os
-    import signal
-    from pathlib import Path
-
-    if jvm is None or not Path("/proc").is_dir():
-        return
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    pending, found = [jvm.pid], []
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.append(child)
-            pending.append(child)
-    for pid in found:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        yield run_on_spark
 
 
 def _run_here(jobs: list[Job]) -> list[Outcome]:

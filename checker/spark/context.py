@@ -29,6 +29,7 @@ from pathlib import Path
 from ..interrupts import interruptions_deferred
 from .jvm_archive import ClassArchive
 from .java import EngineUnavailable, find_java_home, spark_java_home
+from .workers import end_python_workers
 
 LOG4J2 = """\
 rootLogger.level = warn
@@ -163,12 +164,15 @@ def interruption_behind(exc: BaseException) -> KeyboardInterrupt | None:
 
 
 def _stop_interrupted(sc, gateway) -> None:
-    """After Ctrl-C: py4j drops the connection whose call was interrupted; a fresh one cancels
-    the jobs and stops the context (which also closes the accumulator server), then the JVM is
-    ended whatever happened."""
+    """After Ctrl-C: an embedded master's Python workers are ended at once (a task busy in a
+    level or a whole search would otherwise hold up the stop, `checker.spark.workers`); py4j
+    drops the connection whose call was interrupted, so a fresh one cancels the jobs and stops
+    the context (which also closes the accumulator server), then the JVM is ended whatever
+    happened."""
+    end_python_workers(gateway)
     try:
         sc.cancelAllJobs()
-        sc.stop()  # waits for the cancelled tasks: one may still be writing a checkpoint part
+        sc.stop()
     except Exception:  # the JVM may already be unreachable; it is ended below
         pass
     _end_jvm(gateway)

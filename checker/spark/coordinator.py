@@ -11,7 +11,6 @@ closes, or the job fails, and every wait here raises `TaskLost` instead of block
 from __future__ import annotations
 
 import queue
-import re
 import secrets
 import socket
 import threading
@@ -19,6 +18,7 @@ import time
 from functools import partial
 from multiprocessing.connection import AuthenticationError, Connection, Listener, wait
 
+from .master_url import embedded
 from .peer_exchange import no_delay
 
 POLL = 0.2
@@ -55,7 +55,7 @@ def task_slots(sc) -> int:
 
 def driver_host(sc) -> str:
     """The address tasks reach the driver at: loopback on an embedded master, else Spark's own."""
-    if re.fullmatch(r"local(\[.*\])?", sc.master):
+    if embedded(sc.master):
         return "127.0.0.1"
     return sc.getConf().get("spark.driver.host")
 

@@ -17,8 +17,12 @@ states without one, and reaches the identical answer.
 
 from __future__ import annotations
 
+import os
+import secrets
+import shutil
 import time
 from collections import defaultdict
+from contextlib import contextmanager, suppress
 from functools import partial
 from typing import Callable, Sequence
 
@@ -28,7 +32,9 @@ from ..checkpoint.identity import CheckpointError
 from ..fingerprint import fingerprint
 from ..interrupts import raise_if_swallowed
 from ..invariant import Invariant
+from .context import interruption_behind
 from .java import EngineUnavailable
+from .master_url import embedded
 from ..kernel.guards import GUARD_SAMPLE
 from ..local import representative_of
 from ..model import Model
@@ -40,6 +46,7 @@ from .shard_ops import shard_ops
 from .coordinator import Coordinator, TaskFailed, TaskLost, driver_host, task_slots
 from .shard import PHASES, owner, search_task
 from ..stopping import stop_reason
+from .workers import end_python_workers
 
 ATTEMPTS = 3
 """Attempts at one search before a lost task fails the run."""
@@ -66,43 +73,73 @@ def explore_spark(
     by that kernel, one state per orbit under replica renaming with `symmetry`. With a
     checkpoint `saver` the tasks journal each level in its directory (which they must all
     reach), and the search continues from its checkpoint if it has one. Tasks keep their
-    scratch files under `work_dir` (default: Spark's local directories); with `memory_budget`
-    (bytes) each task keeps at most that much visited set in memory and spills the rest there
-    in sorted runs. `on_start` is called
-    with the tasks' Python worker process ids when an attempt starts."""
+    scratch files under `work_dir` (default: Spark's local directories; `_tasks_files` says
+    where exactly, and how they are removed); with `memory_budget` (bytes) each task keeps at
+    most that much visited set in memory and spills the rest there in sorted runs. `on_start`
+    is called with the tasks' Python worker process ids when an attempt starts."""
     if saver is not None and getattr(model, "kernel", None) is None:
         raise CheckpointError(f"checkpoints need a model with a compiled kernel, and {model.name} has none")
     check_budget(model, memory_budget)
     started = time.perf_counter()
     shards = partitions or sc.defaultParallelism
     tasks = min(shards, task_slots(sc))
-    coordinator = Coordinator(driver_host(sc))
+    with _tasks_files(sc, work_dir, saver) as scratch:
+        coordinator = Coordinator(driver_host(sc))
+        try:
+            for attempt in range(1, ATTEMPTS + 1):
+                body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=list(invariants),
+                               symmetry=symmetry, journal=saver.directory if saver is not None else None,
+                               work_dir=scratch, memory_budget=memory_budget)
+                try:
+                    coordinator.start(sc, tasks, body)  # the tasks start while the driver takes level 0
+                    search = SparkSearch(model, list(invariants), symmetry, saver, started,
+                                         {"master": sc.master, "partitions": shards, "tasks": tasks})
+                    coordinator.welcome(search.start)
+                    if on_start:
+                        on_start(list(coordinator.pids))
+                    return search.run(coordinator, stop_at_first, max_depth, on_level)
+                except TaskFailed as failed:
+                    raise EngineUnavailable(f"a task of the Spark search failed: {failed}") from None
+                except TaskLost as lost:
+                    coordinator.drop()
+                    if coordinator.job is not None:
+                        coordinator.job.thread.join()
+                    if attempt == ATTEMPTS:
+                        raise EngineUnavailable(f"Spark lost a task of the search {ATTEMPTS} times; the last time: "
+                                                f"{lost}") from None
+                    if saver is not None:
+                        saver.rewind()
+        finally:
+            coordinator.close()
+
+
+@contextmanager
+def _tasks_files(sc, work_dir: str | None, saver):
+    """Where the search's tasks make their scratch directories, for the block, and what the
+    driver removes of the tasks' files when it ends. A killed task runs no clean-up of its own,
+    and a live one may still write, so on an embedded master an interrupted search (Ctrl-C,
+    SIGTERM) first ends the tasks' Python workers, then takes the checkpoint back to its last
+    manifest (`saver`, if any: the journal written after it, and the temporary files of parts
+    being written, go). With a `work_dir` there, the tasks' directories are inside one of this
+    search's own, named here at random (the tasks make it) and removed with everything in it
+    when the block ends, whatever ends it; another run's scratch in the same `work_dir` is
+    never touched. Elsewhere `work_dir` itself: Spark's local directories (None) go with the
+    context, and a cluster's tasks, on other machines, remove their own when they end (one
+    that Spark kills first leaves its directory there)."""
+    here = embedded(sc.master)
+    own = os.path.join(work_dir, f"replcheck-search-{secrets.token_hex(8)}") if here and work_dir else None
     try:
-        for attempt in range(1, ATTEMPTS + 1):
-            body = partial(search_task, tasks=tasks, partitions=shards, model=model, properties=list(invariants),
-                           symmetry=symmetry, journal=saver.directory if saver is not None else None,
-                           work_dir=work_dir, memory_budget=memory_budget)
-            try:
-                coordinator.start(sc, tasks, body)  # the tasks start while the driver takes level 0
-                search = SparkSearch(model, list(invariants), symmetry, saver, started,
-                                     {"master": sc.master, "partitions": shards, "tasks": tasks})
-                coordinator.welcome(search.start)
-                if on_start:
-                    on_start(list(coordinator.pids))
-                return search.run(coordinator, stop_at_first, max_depth, on_level)
-            except TaskFailed as failed:
-                raise EngineUnavailable(f"a task of the Spark search failed: {failed}") from None
-            except TaskLost as lost:
-                coordinator.drop()
-                if coordinator.job is not None:
-                    coordinator.job.thread.join()
-                if attempt == ATTEMPTS:
-                    raise EngineUnavailable(f"Spark lost a task of the search {ATTEMPTS} times; the last time: "
-                                            f"{lost}") from None
-                if saver is not None:
+        yield own or work_dir
+    except BaseException as exc:
+        if here and interruption_behind(exc) is not None:
+            end_python_workers(sc._gateway)
+            if saver is not None:
+                with suppress(CheckpointError):  # the next run's opening tries again; the interruption is the news
                     saver.rewind()
+        raise
     finally:
-        coordinator.close()
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
 
 
 def check_budget(model, memory_budget: int | None) -> None:

@@ -1,4 +1,5 @@
-"""Checking a Spark master URL before a JVM is started for it.
+"""Checking a Spark master URL before a JVM is started for it, and telling an embedded master
+from a cluster's.
 
 Spark rejects a malformed master only after its JVM is up, with a long Java stack trace, and
 `local[0]` starts a context that never runs a task. The forms Spark documents are checked here
@@ -21,3 +22,9 @@ def master_problem(url: str) -> str | None:
     if url.startswith("local["):
         return f"{url!r} asks for no or an unreadable number of threads: use local[N] with N ≥ 1, or local[*]"
     return f"{url!r} is not a Spark master URL (local[N], local[*], spark://host:port, yarn, k8s://...)"
+
+
+def embedded(url: str) -> bool:
+    """Whether `url` is an embedded master (local, local[N], local[*], local[N,F]): its tasks are
+    Python workers of this machine, started by the driver's own JVM."""
+    return _LOCAL.fullmatch(url) is not None
