@@ -20,7 +20,7 @@ import time
 import pytest
 
 from checker import interrupts
-from interrupting import PATIENCE, ROOT, started, until, wait_for
+from interrupting import PATIENCE, ROOT, progress_lines, started, until, wait_for
 from spark_processes import tagged_processes, tagged_run
 
 ERROR = "Error: interrupted by the user"
@@ -65,7 +65,7 @@ def test_ctrl_c_during_the_background_compile_ends_the_run_and_the_compile(tmp_p
     progress = tmp_path / "progress.jsonl"
     proc, tag, stderr = _cold(tmp_path, "check", "--engine", "local", "--model", "fetch", "--progress",
                               str(progress), preexec_fn=_ignore_ctrl_c)
-    wait_for(lambda: progress.exists() and b"\n" in progress.read_bytes(), proc, "the uncompiled search's first level")
+    wait_for(progress_lines(progress), proc, "the uncompiled search's first level")
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=PATIENCE)
     lines = stderr().splitlines()
@@ -83,7 +83,7 @@ def test_kill_9_of_the_run_s_process_group_takes_the_background_compile_along(tm
     progress = tmp_path / "progress.jsonl"
     proc, tag, _ = _cold(tmp_path, "check", "--engine", "local", "--model", "fetch", "--progress", str(progress),
                          start_new_session=True)
-    wait_for(lambda: progress.exists() and b"\n" in progress.read_bytes(), proc, "the uncompiled search's first level")
+    wait_for(progress_lines(progress), proc, "the uncompiled search's first level")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=PATIENCE)
     _gone(tag)
@@ -116,7 +116,7 @@ def test_ctrl_c_stops_a_run_that_began_with_it_ignored(tmp_path):
     progress = tmp_path / "progress.jsonl"
     proc = started("check", "--engine", "local", "--model", "fetch", "--replicas", "3", "--continue",
                    "--progress", str(progress), preexec_fn=_ignore_ctrl_c)
-    wait_for(lambda: progress.exists() and b"\n" in progress.read_bytes(), proc, "the search's first level")
+    wait_for(progress_lines(progress), proc, "the search's first level")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130 and err.strip().splitlines()[-1].startswith(ERROR), err
