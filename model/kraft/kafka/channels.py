@@ -13,7 +13,7 @@ whether its sender still expects the answer, and its own fields:
     BeginQuorumEpoch          -
     BeginQuorumEpoch response A error, B leader known
     FETCH                     A fetch offset, B last fetched epoch, C the fetcher's directory id,
-                              D PARKED once its leader appended after it was sent
+                              D PARKED while its leader, inside flushLeaderLog, may complete it
     FETCH response            A result, B error, C leader, D HW, E diverging epoch,
                               F diverging end offset, then the records it carries
 
@@ -41,9 +41,9 @@ EXPECTED = 1
 """A request's LIVE slot while its sender still expects the answer (0: no longer)."""
 PARKED = 1
 """A FETCH request's D slot while its receiver, a leader, is inside `flushLeaderLog` and the
-FETCH was sent before the append that began it: Kafka parks a FETCH that finds nothing new, and
-the new end offset completes it before the flush (the model answers such a FETCH at once, and
-so cannot tell one parked from one still in flight)."""
+FETCH is one Kafka parked before the append that began it (`fetching.parks`): the leader may
+answer it before the flush, with the records just appended. The model answers every other
+FETCH at once (`handleFetchRequest` at a poll), and so needs the mark only for those."""
 
 
 @kernel
@@ -89,11 +89,11 @@ def idle(s, lay, i):
 
 
 @kernel
-def park_fetches(t, lay, i, parked):
-    """Mark (`parked` PARKED) or unmark (0) every FETCH request on its way to voter i."""
+def unpark_fetches(t, lay, i):
+    """No FETCH on its way to voter i is parked any longer: its flush ended `flushLeaderLog`."""
     for j in range(lay.replicas):
         if j != i and t[connection(lay, j, i) + KIND] == FETCH_REQUEST:
-            t[connection(lay, j, i) + D] = parked
+            t[connection(lay, j, i) + D] = 0
 
 
 @kernel

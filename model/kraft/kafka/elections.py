@@ -183,7 +183,7 @@ def append_leader_change(s, lay, out, acts, tally, n, i):
     t = emit(s, out, acts, n, action_code(APPEND_LEADER_CHANGE, i + 1, 0, 0))
     from_bootstrap = lay.directory_ids and voters_record_at(s, lay, i) == 0
     append(t, lay, i, get(s, lay, i, EPOCH), -voter_set(s, lay, i) if from_bootstrap else CONTROL)
-    begin_flush(t, lay, i)
+    begin_flush(s, t, lay, i)
     return n + 1
 
 

@@ -6,8 +6,8 @@ log after counting its own LEO.
 
 A leader's log longer than its flushed part means it is inside `flushLeaderLog`, between
 counting its new LEO and flushing (`layout.in_poll`): it takes no step but the flush, a crash,
-and answering the FETCHes parked at it, those sent before its append, which its new
-records complete; a FETCH sent later waits for the flush. Each function is one step of
+and answering the FETCHes parked at it, which its new records complete (`parks`: those that
+found nothing new before the append); any other FETCH waits for the flush. Each function is one step of
 voter i (index), or of the receiver of the message on the connection whose record starts at
 `at`, and appends its successor to `out`."""
 
@@ -22,13 +22,13 @@ from ..messages import DIVERGING, FENCED_LEADER_EPOCH, FETCH_REQUEST, FETCH_RESP
 from ..state import FOLLOWER, LEADER, NIL, UNATTACHED, VOTED, WRITTEN
 from ..tla.layout import (EPOCH, HW, LEADER as LEADER_AT, ROLE, acked, append, entry_epoch, entry_value, get,
                           last_epoch, put, set_acked, truncate)
-from .channels import PARKED, answer, clear, free, idle, park_fetches, send
+from .channels import PARKED, answer, clear, connection, free, idle, send, unpark_fetches
 from .epoch_cache import diverging, truncation_offset
 from .guards import BOOTSTRAP_READY, FLUSHING, FOLLOWER_FREE, LEADS_WITH_RECORD, OBSERVER_SEEKS, PARKED_ONLY, \
     VALUE_UNWRITTEN
 from .kinds import CLIENT_APPEND, FLUSH, HANDLE_FETCH_REQUEST, HANDLE_FETCH_RESPONSE, SEND_FETCH
-from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, START_OFFSET, LIVE, A, B, C, D, E,
-                     F, in_poll, log_end)
+from .layout import (DIRECTORY, ENTRIES, ENTRY_PAIRS, EPOCH_SENT, FLUSHED, HEARD, KIND, START_OFFSET, LIVE, A, B, C,
+                     D, E, F, in_poll, log_end)
 from .leader_state import counted, counted_self
 from .quorum_state import common_response, illegal
 from .voter_set import is_voter
@@ -78,7 +78,9 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
     the HW if the key is a voter of the leader's latest set (an observer's fetches count for
     nothing). The key is the one the FETCH carries (`ReplicaKey.of(replicaId,
     replicaDirectoryId)`): a FETCH sent before its sender lost its disk still counts for the
-    voter it was."""
+    voter it was. Inside `flushLeaderLog` the leader answers only a FETCH parked at it
+    (`begin_flush`), with the records it just appended, as `tryCompleteFetchRequest` does again
+    when the parked FETCH completes."""
     if not holds(tally, PARKED_ONLY, not in_poll(s, lay, i) or s[at + D] == PARKED):
         return n
     epoch, live, offset, last = int(s[at + EPOCH_SENT]), s[at + LIVE], int(s[at + A]), int(s[at + B])
@@ -157,7 +159,7 @@ def client_append(s, lay, out, acts, tally, n, i):
         t = emit(s, out, acts, n, action_code(CLIENT_APPEND, i + 1, v, 0))
         append(t, lay, i, get(s, lay, i, EPOCH), v)
         set_acked(t, lay, v, WRITTEN)
-        begin_flush(t, lay, i)
+        begin_flush(s, t, lay, i)
         n += 1
     return n
 
@@ -169,16 +171,35 @@ def flush(s, lay, out, acts, tally, n, i):
         return n
     t = emit(s, out, acts, n, action_code(FLUSH, i + 1, 0, 0))
     put(t, lay, i, FLUSHED, log_end(s, lay, i))
-    park_fetches(t, lay, i, 0)
+    unpark_fetches(t, lay, i)
     return n + 1
 
 
 @kernel
-def begin_flush(t, lay, i):
-    """The first half of leader i's `flushLeaderLog`, after an append: it counts its new LEO
-    ("We update the end offset before flushing so that parked fetches can return sooner"), and
-    the FETCHes parked at it, those sent before the append, may be answered before the flush;
-    a FETCH sent later is handled at a later poll, after the flush (`KafkaRaftClient.poll` runs
-    `pollCurrentState` to its end before it takes the next message)."""
+def parks(s, lay, i, at):
+    """Leader i, handling in state s the FETCH on the connection at `at`, would park it
+    (`handleFetchRequest` @ 3.6.0 to 3.8.0, 3.9.0-rc3: `fetchPurgatory.await` unless the answer of
+    `tryCompleteFetchRequest` has an error, records, a diverging epoch or a snapshot id): the
+    FETCH carries the leader's epoch (else FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH), asks from
+    the leader's LEO (else records), and its position continues the leader's log
+    (`validateOffsetAndEpoch`, else a diverging epoch). 3.3 to 3.5 park a diverging FETCH too;
+    the model answers it at once (rule-table row `fetch-diverging`)."""
+    offset = int(s[at + A])
+    return (s[at + EPOCH_SENT] == get(s, lay, i, EPOCH) and offset == log_end(s, lay, i)
+            and diverging(s, lay, i, offset, int(s[at + B]))[0] < 0)
+
+
+@kernel
+def begin_flush(s, t, lay, i):
+    """The first half of leader i's `flushLeaderLog`, after an append that took state s to t: it
+    counts its new LEO ("We update the end offset before flushing so that parked fetches can
+    return sooner": `updateLeaderEndOffsetAndTimestamp` then `fetchPurgatory.maybeComplete` with
+    the new LEO), which completes the FETCHes parked at it, those that found nothing new in s
+    (`parks`): the model marks them, and the leader may answer them before the flush, with the
+    records just appended. Any other FETCH in flight is handled at a later poll, after the flush
+    (`KafkaRaftClient.poll` runs `pollCurrentState` to its end before it takes the next message)."""
     counted_self(t, lay, i, log_end(t, lay, i))
-    park_fetches(t, lay, i, PARKED)
+    for j in range(lay.replicas):
+        at = connection(lay, j, i)
+        if j != i and s[at + KIND] == FETCH_REQUEST and parks(s, lay, i, at):
+            t[at + D] = PARKED

@@ -25,7 +25,7 @@ NOT_RESIGNING = guard(("Timeout", "AppendLeaderChange", "ClientAppend", "SendFet
                       "the voter is not a leader asked to resign (its next poll resigns first)")
 FLUSHING = guard("Flush", "the leader counted records it has not flushed")
 PARKED_ONLY = guard("HandleFetchRequest", "the leader is not inside flushLeaderLog, or the FETCH was parked at it "
-                    "(sent before the append)")
+                    "(it found nothing new before the append)")
 ELECTIONS_LEFT = guard("Timeout", "an election remains (--max-elections)")
 MAY_STAND = guard("Timeout", "the voter is unattached, voted, a follower, a candidate, or resigned (before 4.0)")
 IS_VOTER = guard("Timeout", "the voter is in the voter set (its directory id is the set's)")

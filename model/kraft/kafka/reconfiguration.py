@@ -68,7 +68,7 @@ def add_voter(s, lay, out, acts, tally, n, i):
         if not holds(tally, ID_ABSENT, not has_id(lay, code, h)):
             continue
         t = _change(s, lay, out, acts, n, i, ADD_VOTER, h, with_key(lay, code, h, get(s, lay, h, DIRECTORY)))
-        begin_flush(t, lay, i)
+        begin_flush(s, t, lay, i)
         n += 1
     return n
 
@@ -86,7 +86,7 @@ def remove_voter(s, lay, out, acts, tally, n, i):
             continue
         t = _change(s, lay, out, acts, n, i, REMOVE_VOTER, h, without_id(lay, code, h))
         set_voter_op(t, lay, i, log_end(t, lay, i))
-        begin_flush(t, lay, i)
+        begin_flush(s, t, lay, i)
         n += 1
     return n
 
