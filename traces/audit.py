@@ -4,7 +4,8 @@ it rests on, and their status under the releases the trace's variant stands for.
 The verdict is one of three: every step is as Kafka for some of the variant's releases (named;
 abstractions are named, not failed), some step rests on a deviation in every release of the
 variant, or the trace is not judged (a switched rule set or a majority quorum is no release).
-A model builds the audit (`model.fetch.audit`); this module holds it and says it.
+A model builds the audit (`model.fetch.audit`, `model.kraft.audit`); this module holds it and
+says it.
 """
 
 from __future__ import annotations
@@ -103,6 +104,23 @@ class Audit:
                                               for kind, releases, note in r.statuses]} for r in s.rows]}
                       for s in self.steps],
         }
+
+
+def audit_of(model: str, variant: str, releases: tuple[str, ...], steps: list[StepAudit] | tuple[StepAudit, ...],
+             not_judged: str | None, first_unreplayed: int | None) -> Audit:
+    """The audit of a trace whose `steps` are judged row by row over the variant's `releases`:
+    the deviations by row (row -> steps), and the releases in which no step rests on one (none
+    when the trace is `not_judged`, which says why)."""
+    deviations: dict[str, list[int]] = {}
+    fine = set(releases)
+    for step in steps:
+        for row in step.rows:
+            failing = {r for kind, rel, _ in row.statuses if kind == DEVIATES for r in rel}
+            if failing:
+                deviations.setdefault(row.row, []).append(step.step)
+                fine -= failing
+    return Audit(model, variant, releases, tuple(steps), () if not_judged else tuple(r for r in releases if r in fine),
+                 {row: tuple(numbers) for row, numbers in deviations.items()}, not_judged, first_unreplayed)
 
 
 def spell_releases(releases: tuple[str, ...], within: tuple[str, ...]) -> str:

@@ -8,10 +8,10 @@ quorum is Raft's replication rather than a release's partition replication: neit
 
 from __future__ import annotations
 
-from traces.audit import Audit, RowStatus, StepAudit
+from traces.audit import Audit, RowStatus, StepAudit, audit_of
 from traces.trace import Trace
 
-from .rule_table import BY_KEY, DEVIATION
+from .rule_table import BY_KEY
 from .rules import RELEASES, RULE_BOOK
 from .step_rows import step_rows
 
@@ -48,14 +48,4 @@ def audit_trace(trace: Trace, model) -> Audit:
     elif model.config.quorum != "isr":
         not_judged = (f"--quorum {model.config.quorum} is Raft's replication, not a Kafka release's partition "
                       f"replication")
-    deviations: dict[str, list[int]] = {}
-    fine = set(releases)
-    for step in judged:
-        for row in step.rows:
-            failing = {r for kind, rel, _ in row.statuses if kind == DEVIATION for r in rel}
-            if failing:
-                deviations.setdefault(row.row, []).append(step.step)
-                fine -= failing
-    return Audit("fetch", rule_set.name, releases, tuple(judged),
-                 () if not_judged else tuple(r for r in releases if r in fine),
-                 {row: tuple(steps) for row, steps in deviations.items()}, not_judged, unreplayed)
+    return audit_of("fetch", rule_set.name, releases, judged, not_judged, unreplayed)

@@ -13,7 +13,7 @@ Nil, and the epoch is the sender's, or for a response the one the answer is abou
     BeginQuorumEpoch response error; in the faithful variants also the leader known
     FETCH                     fetch offset, last fetched epoch; in the faithful variants also
                               the fetcher's directory id and whether it is parked at a leader
-                              inside flushLeaderLog (sent before the append)
+                              inside flushLeaderLog (it found nothing new before the append)
     FETCH response            result, error, leader, HW, diverging epoch, diverging end offset,
                               the records sent ((epoch, value) pairs), and in variant `tla` the
                               FETCH it answers (empty in the faithful variants)

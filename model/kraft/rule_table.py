@@ -6,10 +6,14 @@ variant by variant, whether the two agree:
 - "as Kafka": the model does what the variant's releases do;
 - "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
   (a trace through it is still one those releases can take);
+- "deviation": those releases do not take this step: a trace that rests on it is not their
+  story (the model takes none, or, with `fixed`, took it before a fix);
 - "missing": the releases have behaviour the model lacks; no step rests on it, but a "holds"
   may be one that those releases do not have.
 
-Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
+Rows whose `steps` name action kinds are enacted by every step of those kinds; the others are
+branches of a step, the path it takes through Kafka's method, that `model.kraft.step_rows`
+recognises from the states before and after it. The table in
 docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
 and a test keeps them equal. The tags read are 3.8.0 (`kip595`), 3.9.0-rc3 (`kafka39`,
 `kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read) and 4.0.0
@@ -28,8 +32,8 @@ from .rules import VARIANTS
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
 
-AS_KAFKA, ABSTRACTION, MISSING = "as Kafka", "abstraction", "missing"
-KINDS = (AS_KAFKA, ABSTRACTION, MISSING)
+AS_KAFKA, ABSTRACTION, DEVIATION, MISSING = "as Kafka", "abstraction", "deviation", "missing"
+KINDS = (AS_KAFKA, ABSTRACTION, DEVIATION, MISSING)
 FAITHFUL = tuple(VARIANTS)
 """The variants a row judges, oldest first."""
 
@@ -51,7 +55,9 @@ class Status:
 class Row:
     """One rule of KRaft: its key, title, the `--rule` switch that chooses it (None when fixed),
     what the model does, Kafka's code for it, its status per variant, and the action kinds every
-    step of which enacts it."""
+    step of which enacts it (empty for a branch that `model.kraft.step_rows` recognises). A row
+    with `fixed` (how it was fixed) is a step the model took before a fix and no longer takes:
+    the audit still names it in traces saved before the fix."""
 
     key: str
     title: str
@@ -60,21 +66,25 @@ class Row:
     sources: str
     statuses: tuple[Status, ...]
     steps: tuple[str, ...] = ()
+    fixed: str = ""
 
     def status(self, variant: str) -> Status:
         """The row's status under a faithful variant (its preset's name)."""
         return next(status for status in self.statuses if variant in status.variants)
 
 
-def _row(key, title, rule, does, sources, *statuses, steps=()):
+def _row(key, title, rule, does, sources, *statuses, steps=(), fixed=""):
     """A row from statuses written (kind, variants separated by spaces or "all", note); they
     must cover every faithful variant once."""
     made = tuple(Status(kind, FAITHFUL if spec == "all" else tuple(spec.split()), note) for kind, spec, note in statuses)
     covered = sorted(v for status in made for v in status.variants)
     assert covered == sorted(FAITHFUL), (key, covered)
     assert all(status.kind in KINDS for status in made), key
-    return Row(key, title, rule, does, sources, made, tuple(steps))
+    return Row(key, title, rule, does, sources, made, tuple(steps), fixed)
 
+
+NO_PRE_VOTE = (DEVIATION, "kip595 kafka39 kip853", "3.x has no pre-vote: its variants never send one")
+"""The status of a pre-vote's rows under the 3.x variants."""
 
 ROWS = (
     _row("stand", "standing for election", "election",
@@ -131,6 +141,54 @@ ROWS = (
           "prospective grants real votes as an unattached voter does; granting does not reset connections; "
           "`FollowerState` was read in a version of late 2024 (trunk e6d2421), not at the tag"),
          steps=("HandleVoteRequest",)),
+    _row("vote-error", "a Vote request answered with an error", None,
+         "a Vote or pre-vote request of an epoch older than the voter's is answered FENCED_LEADER_EPOCH; under "
+         "KIP-853 one addressed to a directory id the voter no longer has is answered INVALID_VOTER_KEY, after a newer "
+         "epoch made the voter unattached in it",
+         "`KafkaRaftClient.handleVoteRequest`, `KafkaRaftClient.validateVoterOnlyRequest` @ 3.8.0, 3.9.0-rc3; "
+         "`KafkaRaftClient.isValidVoterKey` @ 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("vote-granted", "a vote granted", None,
+         "`canGrantVote` of the voter's role, after a newer epoch made it unattached: an unattached voter that has "
+         "not voted and knows no leader grants a candidate whose (last epoch, LEO) is at least its own, a voted one "
+         "(from 4.0 also a prospective that voted) only the candidate it voted for; the grant is written before the "
+         "answer",
+         "`KafkaRaftClient.handleVoteRequest`, `UnattachedState.canGrantVote`, `VotedState.canGrantVote` @ 3.8.0; "
+         "`KafkaRaftClient.handleVoteRequest`, `UnattachedState.canGrantVote` @ 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("vote-refused", "a vote refused", None,
+         "`canGrantVote` says no: the voter leads, follows, stands or resigned, voted for another candidate, knows "
+         "the epoch's leader, or the candidate's (last epoch, LEO) is behind its own",
+         "`FollowerState.canGrantVote`, `CandidateState.canGrantVote`, `LeaderState.canGrantVote`, "
+         "`ResignedState.canGrantVote`, `UnattachedState.canGrantVote`, `VotedState.canGrantVote` @ 3.8.0; "
+         "`UnattachedState.canGrantVote` @ 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("pre-vote-granted", "a pre-vote granted", None,
+         "a pre-vote (4.0), in the prospective's own epoch, is granted when its log is at least as up to date, by any "
+         "role but a leader, and by a follower only before its leader first answered its FETCH; nothing is written",
+         "`FollowerState.canGrantVote`, `CandidateState.canGrantVote`, `ResignedState.canGrantVote`, "
+         "`UnattachedState.canGrantVote`, `KafkaRaftClient.handleVoteRequest` at commit e6d2421 (a trunk of "
+         "December 2024 with pre-vote, not a tag)",
+         NO_PRE_VOTE, (AS_KAFKA, "kafka40 kafka40-static", "")),
+    _row("pre-vote-refused", "a pre-vote refused", None,
+         "a pre-vote is refused by a leader, by a follower whose leader has answered its FETCH, or for a log less up "
+         "to date than the voter's",
+         "`LeaderState.canGrantVote`, `FollowerState.canGrantVote`, `UnattachedState.canGrantVote` at commit e6d2421 "
+         "(a trunk of December 2024 with pre-vote, not a tag)",
+         NO_PRE_VOTE, (AS_KAFKA, "kafka40 kafka40-static", "")),
+    _row("pre-vote-granted-after-fetch", "a pre-vote granted by a follower that has fetched", None,
+         "a follower whose leader answered its FETCH (`hasFetchedFromLeader`) granted a pre-vote: Kafka refuses it, "
+         "so that a voter in touch with a working leader does not help another stand; the model never takes this "
+         "step",
+         "`FollowerState.canGrantVote`, `FollowerState.resetFetchTimeoutForSuccessfulFetch`, "
+         "`KafkaRaftClient.handleFetchResponse` at commit e6d2421 (a trunk of December 2024 with pre-vote, not a tag)",
+         NO_PRE_VOTE, (DEVIATION, "kafka40 kafka40-static", "4.0's follower refuses a pre-vote once its leader answered a "
+                       "FETCH")),
+    _row("vote-unlike-kafka", "a Vote answer Kafka does not give", None,
+         "the answer differs from `canGrantVote`'s (or the error Kafka sends) for the voter's role, vote, known "
+         "leader and log in the state it was handled in; the model never takes this step",
+         "`KafkaRaftClient.handleVoteRequest` @ 3.8.0, 3.9.0-rc3; `QuorumState.canGrantVote` @ 3.8.0, 3.9.0-rc3",
+         (DEVIATION, "all", "no release answers so")),
     _row("win", "winning an election", None,
          "a candidate counts each answer; granted a majority of the voters, it leads at once, its epoch starting at "
          "its LEO, with no HW yet; refused by a majority, it waits for its backoff; a prospective (`pre-vote`) counts "
@@ -184,11 +242,57 @@ ROWS = (
          "`KafkaRaftClient.pollFollowerAsObserver`, `KafkaRaftClient.maybeSendAnyVoterFetch`, "
          "`RequestManager.findReadyBootstrapServer` @ 3.9.0-rc3; `KafkaRaftClient.pollUnattachedCommon`, "
          "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 4.0.0",
-         (ABSTRACTION, "all", "a FETCH that finds nothing new is answered at once rather than parked until "
-          "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
+         (ABSTRACTION, "all", "every record fits in one answer (Kafka's is up to 8 MiB); no "
           "snapshots; an observer that follows a leader fetches only from it (Kafka turns to its bootstrap servers "
           "after a fetch timeout)"),
          steps=("SendFetch", "HandleFetchRequest")),
+    _row("fetch-error", "a FETCH answered with an error", None,
+         "a FETCH of an older epoch is answered FENCED_LEADER_EPOCH, of a newer one UNKNOWN_LEADER_EPOCH, by a "
+         "voter that does not lead NOT_LEADER_OR_FOLLOWER, at once",
+         "`KafkaRaftClient.handleFetchRequest` (\"Reply immediately if ... the response contains an error\"), "
+         "`KafkaRaftClient.validateLeaderOnlyRequest` @ 3.3.0, 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("fetch-diverging", "a FETCH answered with a diverging epoch", None,
+         "a FETCH whose position the leader's log does not continue is answered at once with where the "
+         "follower's last epoch ends in the leader's log",
+         "`KafkaRaftClient.handleFetchRequest` (`isPartitionDiverged`), `KafkaRaftClient.tryCompleteFetchRequest` "
+         "@ 3.6.0, 3.8.0, 3.9.0-rc3; `KafkaRaftClient.handleFetchRequest` @ 3.3.0 (no such case)",
+         (ABSTRACTION, "kip595", "3.3 to 3.5 park it like an empty answer (KAFKA-15100 answers it at once from "
+          "3.6.0) and send it when the leader's log reaches its offset or fetch.max.wait.ms runs out, computed "
+          "again then: the model sends the answer of that moment at once, the same answer while nothing changed"),
+         (AS_KAFKA, "kafka39 kip853 kafka40 kafka40-static", "")),
+    _row("fetch-records", "a FETCH answered with records", None,
+         "a FETCH from below the leader's LEO, at a position its log continues, is answered at once with every "
+         "record from its offset on (flushed or not) and the leader's HW",
+         "`KafkaRaftClient.handleFetchRequest` (\"There are records in the response\"), "
+         "`KafkaRaftClient.tryCompleteFetchRequest` (`Isolation.UNCOMMITTED`) @ 3.3.0, 3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("fetch-nothing-new", "a FETCH that finds nothing new", None,
+         "a FETCH from the leader's LEO is answered at once with no records and the leader's HW, its offset "
+         "counted; one in flight when the leader appends is parked instead (`fetch-parked`)",
+         "`KafkaRaftClient.handleFetchRequest` (`fetchPurgatory.await` for `maxWaitMs`, on expiry the response "
+         "computed on arrival), `ThresholdPurgatory.maybeComplete` @ 3.6.0, 3.8.0, 3.9.0-rc3",
+         (ABSTRACTION, "all", "Kafka parks it until the leader's LEO passes its offset or fetch.max.wait.ms (500 "
+          "ms) runs out, and on expiry sends this answer (3.3 to 3.5 compute it again then): the model has no "
+          "clocks, so the wait may end at once; the wait that ends with an append is `fetch-parked`")),
+    _row("fetch-parked", "a parked FETCH completed by an append", None,
+         "a FETCH that found nothing new (of the leader's epoch, from its LEO, at a position its log continues) is "
+         "parked when the leader appends, and may be answered before the flush, with the records just appended",
+         "`KafkaRaftClient.handleFetchRequest` (`fetchPurgatory.await`, then `tryCompleteFetchRequest` again), "
+         "`KafkaRaftClient.flushLeaderLog`, `KafkaRaftClient.updateLeaderEndOffsetAndTimestamp` "
+         "(`fetchPurgatory.maybeComplete` before `log.flush`), `ThresholdPurgatory.maybeComplete` @ 3.3.0, 3.6.0, "
+         "3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "")),
+    _row("fetch-unparked-before-flush", "a FETCH Kafka does not park answered before the flush", None,
+         "a FETCH Kafka answers at once (records below the leader's LEO, or an error) was marked parked at an "
+         "append, and answered between the append and the flush, with records not yet flushed; now only the "
+         "FETCHes Kafka parks are",
+         "`KafkaRaftClient.handleFetchRequest` (\"Reply immediately if any of the following is true\") @ 3.3.0, "
+         "3.6.0, 3.8.0, 3.9.0-rc3; `KafkaRaftClient.poll` (the state's poll, `flushLeaderLog` included, before the "
+         "next message) @ 3.8.0",
+         (DEVIATION, "all", "Kafka answers such a FETCH when it handles it, before the append (without the new "
+          "records) or at a poll after the flush"),
+         fixed="`fetching.begin_flush` marks only the FETCHes `fetching.parks` says Kafka parks"),
     _row("high-watermark", "the leader's HW", "commit-rule",
          "the end offsets of the voters of the leader's latest set, committed or not (each follower's last fetch "
          "offset, the leader's own LEO as it last counted it, if it is in the set), sorted from the highest: the one "
@@ -202,8 +306,8 @@ ROWS = (
          steps=("HandleFetchRequest", "AppendLeaderChange", "ClientAppend", "AddVoter", "RemoveVoter")),
     _row("leader-flush", "the leader's append and flush", None,
          "the leader appends (a client value, its LeaderChange record), counts its new LEO, and only then flushes; "
-         "between the two it answers only the FETCHes parked at it (sent before the append) and may crash, nothing "
-         "else: a FETCH sent later is handled at a later poll, after the flush",
+         "between the two it answers only the FETCHes parked at it (those that found nothing new before the "
+         "append) and may crash, nothing else: any other FETCH is handled at a later poll, after the flush",
          "`KafkaRaftClient.appendBatch`, `KafkaRaftClient.flushLeaderLog` (\"We update the end offset before flushing so that "
          "parked fetches can return sooner\"), `KafkaRaftClient.poll` (the state's poll, then the next message) @ 3.8.0, "
          "3.9.0-rc3, 4.0.0",
@@ -221,6 +325,15 @@ ROWS = (
          (ABSTRACTION, "all", "append and flush are one step: a crash between them loses only records the follower "
           "had not acknowledged"),
          steps=("HandleFetchResponse",)),
+    _row("truncation-below-hw", "a truncation below the HW", None,
+         "a follower told it diverges below its HW, or whose own epoch cache cuts its log below it, takes no step: "
+         "Kafka throws (the voter is illegal, `no-illegal-state`)",
+         "`KafkaRaftClient.handleFetchResponse` (a diverging offset below the HW), `ReplicatedLog.truncateToEndOffset` "
+         "@ 3.8.0, 3.9.0-rc3; `KafkaMetadataLog.truncateTo` (below the log's HW: IllegalArgumentException) @ 3.3.0, "
+         "3.8.0, 3.9.0-rc3",
+         (AS_KAFKA, "all", "Kafka checks the HW the follower's state holds, then the log's; the model's HW is the "
+          "state's, and misses the log's where it is higher: a voter keeps its log's HW through a leadership that "
+          "set none (`LeaderState` starts without one), a case that only follows a lost committed record")),
     _row("responses", "hearing an epoch in an answer", None,
          "an answer of an older epoch or UNKNOWN_LEADER_EPOCH is ignored; a newer epoch, FENCED_LEADER_EPOCH or "
          "NOT_LEADER_OR_FOLLOWER moves the voter (follower of the leader named, else unattached); a leader named "
@@ -312,7 +425,3 @@ ROWS = (
 BY_KEY = {row.key: row for row in ROWS}
 """The rows by key."""
 
-
-def rows_of(kind: str) -> tuple[Row, ...]:
-    """The rows every step of action kind `kind` enacts."""
-    return tuple(row for row in ROWS if kind in row.steps)

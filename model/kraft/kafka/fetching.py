@@ -7,9 +7,9 @@ log after counting its own LEO.
 A leader's log longer than its flushed part means it is inside `flushLeaderLog`, between
 counting its new LEO and flushing (`layout.in_poll`): it takes no step but the flush, a crash,
 and answering the FETCHes parked at it, which its new records complete (`parks`: those that
-found nothing new before the append); any other FETCH waits for the flush. Each function is one step of
-voter i (index), or of the receiver of the message on the connection whose record starts at
-`at`, and appends its successor to `out`."""
+found nothing new before the append); any other FETCH waits for the flush. Each function is
+one step of voter i (index), or of the receiver of the message on the connection whose record
+starts at `at`, and appends its successor to `out`."""
 
 from __future__ import annotations
 
@@ -113,8 +113,10 @@ def handle_fetch_request(s, lay, out, acts, tally, n, at, i, f):
 def handle_fetch_response(s, lay, out, acts, tally, n, at, i, leader):
     """`handleFetchResponse` by follower i of its leader's answer: after the common handling
     of responses, a follower notes (4.0) that its leader answered (`hasFetchedFromLeader`, which
-    makes it refuse pre-votes), and if told it diverges truncates (`truncateToEndOffset`; below its HW
-    Kafka throws); sent records, it appends and flushes them (a voter flushes before it fetches
+    makes it refuse pre-votes), and if told it diverges truncates (`truncateToEndOffset`); Kafka
+    throws if the leader's diverging offset is below its HW (`handleFetchResponse`), and if the
+    cut its own epoch cache computes is (`KafkaMetadataLog.truncateTo`, against the log's HW: the
+    model keeps one HW, the state's; rule-table row `truncation-below-hw`); sent records, it appends and flushes them (a voter flushes before it fetches
     again) and takes the leader's HW as far as its own LEO (`updateFollowerHighWatermark`; a
     lower one than it has throws)."""
     epoch, result, error, named = int(s[at + EPOCH_SENT]), int(s[at + A]), int(s[at + B]), int(s[at + C])
