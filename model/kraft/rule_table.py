@@ -331,9 +331,7 @@ ROWS = (
          "`KafkaRaftClient.handleFetchResponse` (a diverging offset below the HW), `ReplicatedLog.truncateToEndOffset` "
          "@ 3.8.0, 3.9.0-rc3; `KafkaMetadataLog.truncateTo` (below the log's HW: IllegalArgumentException) @ 3.3.0, "
          "3.8.0, 3.9.0-rc3",
-         (AS_KAFKA, "all", "Kafka checks the HW the follower's state holds, then the log's; the model's HW is the "
-          "state's, and misses the log's where it is higher: a voter keeps its log's HW through a leadership that "
-          "set none (`LeaderState` starts without one), a case that only follows a lost committed record")),
+         (AS_KAFKA, "all", "the HW checked is the role's; the log's own is left out (`not-modelled`)")),
     _row("responses", "hearing an epoch in an answer", None,
          "an answer of an older epoch or UNKNOWN_LEADER_EPOCH is ignored; a newer epoch, FENCED_LEADER_EPOCH or "
          "NOT_LEADER_OR_FOLLOWER moves the voter (follower of the leader named, else unattached); a leader named "
@@ -412,13 +410,16 @@ ROWS = (
     _row("not-modelled", "what the model leaves out", None,
          "check-quorum (a leader that hears from no majority resigns), EndQuorumEpoch, snapshots, UpdateVoter (a "
          "voter's endpoints), brokers (observers of the metadata log that are not controllers), request timeouts "
-         "(after which a 4.0 follower asks another controller)",
+         "(after which a 4.0 follower asks another controller), the log's own HW apart from the role's (a voter keeps "
+         "it through a leadership that set none, and `KafkaMetadataLog.truncateTo` throws on a cut below it)",
          "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
          "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3; "
-         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) @ 4.0.0",
+         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) @ 4.0.0; "
+         "`KafkaMetadataLog.truncateTo`, `QuorumState.transitionToLeader` (a `LeaderState` without a HW) @ 3.8.0",
          (MISSING, "all", "a leader that steps down by itself is a behaviour these releases have and the model does "
           "not take; UpdateVoter keeps the voters and their directory ids, so it changes nothing the model "
-          "holds, and brokers never vote or count")),
+          "holds, and brokers never vote or count; the log's HW passes the role's only where a leader elected "
+          "without a record the HW passed truncates a voter, after a lost committed record")),
 )
 """The rows, in the order the docs show them."""
 
