@@ -181,8 +181,8 @@ FORGOTTEN = DATA / "kafka40-forgotten-vote.json"
 (3 voters, 1 value, 3 elections), as `check` saved it."""
 STATIC_DISK_LOSS = DATA / "kafka40-static-disk-loss.json"
 """The shortest counterexample of `leader-has-acked-values` under kafka40-static with one lost
-disk (3 voters, 1 value, 2 elections; 45.5 million orbits, about seven minutes), as `check` saved
-it (docs/models/kraft.md tells it)."""
+disk (3 voters, 1 value, 2 elections; 40.6 million orbits), as `check` saved it (docs/models/kraft.md
+tells it)."""
 
 
 def test_the_forgotten_vote_is_refused_by_kafka_40():
