@@ -1,34 +1,18 @@
-"""The `fetch` model's contract with Kafka, as data: one row per rule of the protocol (where a
-follower truncates, when the HW advances, how the controller elects, ...), saying what the model
-does, which Kafka code does it (a class and method at a release tag), and, release by release,
-whether the two agree.
-
-A row's status for a release is one of:
-
-- "as Kafka": the model does what that release's code does;
-- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
-  (a trace through it is still one that release can take);
-- "deviation": that release's code does not take this step: a trace that rests on it is not
-  the release's story;
-- "missing": the release has behaviour the model lacks; no step rests on it, but a "holds"
-  there may be one the release does not have.
+"""The `fetch` model's contract with Kafka, as data (`model.rule_table`): one row per rule of the
+protocol (where a follower truncates, when the HW advances, how the controller elects, ...),
+saying what the model does, which Kafka code does it, and, release by release, whether the two
+agree.
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds; the others are
 branches of a step that `model.fetch.step_rows` recognises (a deviation or abstraction the step
 takes only in some states). docs/models/fetch.md's table and deviation list are generated from
-this module (`python -m model.fetch.rule_table`), and a test keeps them equal.
+this module (`python -m model.fetch.rule_table_docs`), and a test keeps them equal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..rule_table import ABSTRACTION, AS_KAFKA, DEVIATION, MISSING, Columns
 from .rules import RELEASES
-
-AS_KAFKA, ABSTRACTION, DEVIATION, MISSING = "as Kafka", "abstraction", "deviation", "missing"
-KINDS = (AS_KAFKA, ABSTRACTION, DEVIATION, MISSING)
-FAILING = (DEVIATION,)
-"""The statuses a step may not rest on in a release's story."""
 
 ORDER = tuple(release for releases in RELEASES.values() for release in releases)
 """Every release the fetch variants stand for, oldest first."""
@@ -36,65 +20,11 @@ ORDER = tuple(release for releases in RELEASES.values() for release in releases)
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
 
+COLUMNS = Columns(ORDER, RELEASES)
+"""A status names releases: single ones ("2.0"), ranges ("2.1-2.6"), variants (all their
+releases) or "all"."""
 
-@dataclass(frozen=True)
-class Status:
-    """A row's status for some releases, with the note that says how the model and Kafka differ
-    (or why they may: an abstraction)."""
-
-    kind: str
-    releases: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One rule of the protocol: its key (as the audit names it), title, the `--rule` switch that
-    chooses it (None when fixed), what the model does, Kafka's code for it, its status per
-    release, and the action kinds every step of which enacts it (empty for a branch that
-    `model.fetch.step_rows` recognises). A row with `fixed` (how it was fixed) is a step the model
-    took before a rule was corrected and no longer takes: the audit still names it in traces
-    saved before the fix, and the docs list it apart from the table."""
-
-    key: str
-    title: str
-    rule: str | None
-    does: str
-    sources: str
-    statuses: tuple[Status, ...]
-    steps: tuple[str, ...] = ()
-    fixed: str = ""
-
-    def status(self, release: str) -> Status:
-        """The row's status under `release` (one of `ORDER`)."""
-        return next(status for status in self.statuses if release in status.releases)
-
-
-def releases_of(spec: str) -> tuple[str, ...]:
-    """The releases a status names, oldest first: space-separated variant names (all their
-    releases), single releases ("2.0") and ranges ("2.1-2.6"), or "all"."""
-    chosen: set[str] = set()
-    for word in spec.split():
-        if word == "all":
-            chosen.update(ORDER)
-        elif word in RELEASES:
-            chosen.update(RELEASES[word])
-        elif "-" in word:
-            first, last = word.split("-")
-            chosen.update(ORDER[ORDER.index(first):ORDER.index(last) + 1])
-        else:
-            chosen.add(ORDER[ORDER.index(word)])
-    return tuple(release for release in ORDER if release in chosen)
-
-
-def _row(key, title, rule, does, sources, *statuses, steps=(), fixed=""):
-    """A row from statuses written (kind, releases spec, note); the statuses must cover every
-    release once."""
-    made = tuple(Status(kind, releases_of(spec), note) for kind, spec, note in statuses)
-    covered = [release for status in made for release in status.releases]
-    assert sorted(covered, key=ORDER.index) == list(ORDER), (key, covered)
-    assert all(status.kind in KINDS for status in made), key
-    return Row(key, title, rule, does, sources, made, tuple(steps), fixed)
+_row = COLUMNS.row
 
 
 ROWS = (

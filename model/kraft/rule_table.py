@@ -1,13 +1,7 @@
-"""The faithful `kraft` variants' contract with Kafka, as data: one row per rule of KRaft's
-replication (how a voter stands, grants a vote, leads, replicates, counts its HW, restarts),
-saying what the model does, which Kafka code does it (a class and method at a release tag), and,
-variant by variant, whether the two agree:
-
-- "as Kafka": the model does what the variant's releases do;
-- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
-  (a trace through it is still one those releases can take);
-- "missing": the releases have behaviour the model lacks; no step rests on it, but a "holds"
-  may be one that those releases do not have.
+"""The faithful `kraft` variants' contract with Kafka, as data (`model.rule_table`): one row per
+rule of KRaft's replication (how a voter stands, grants a vote, leads, replicates, counts its HW,
+restarts), saying what the model does, which Kafka code does it, and, variant by variant (each
+for all the releases it stands for), whether the two agree.
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
 docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
@@ -21,59 +15,20 @@ were read at the tag's commit; `QuorumState`, `UnattachedState`, `CandidateState
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..rule_table import ABSTRACTION, AS_KAFKA, MISSING, Columns, Row
 from .rules import VARIANTS
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
 
-AS_KAFKA, ABSTRACTION, MISSING = "as Kafka", "abstraction", "missing"
-KINDS = (AS_KAFKA, ABSTRACTION, MISSING)
 FAITHFUL = tuple(VARIANTS)
 """The variants a row judges, oldest first."""
 
-RAFT = "raft/src/main/java/org/apache/kafka/raft"
-"""Where the classes below live in Kafka's repository (`KafkaMetadataLog` is in core)."""
+COLUMNS = Columns(FAITHFUL, {}, (AS_KAFKA, ABSTRACTION, MISSING))
+"""A status names faithful variants, separated by spaces, or "all"; no row of theirs is a
+deviation."""
 
-
-@dataclass(frozen=True)
-class Status:
-    """A row's status for some variants, with the note that says how the model and Kafka
-    differ, or why they may."""
-
-    kind: str
-    variants: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One rule of KRaft: its key, title, the `--rule` switch that chooses it (None when fixed),
-    what the model does, Kafka's code for it, its status per variant, and the action kinds every
-    step of which enacts it."""
-
-    key: str
-    title: str
-    rule: str | None
-    does: str
-    sources: str
-    statuses: tuple[Status, ...]
-    steps: tuple[str, ...] = ()
-
-    def status(self, variant: str) -> Status:
-        """The row's status under a faithful variant (its preset's name)."""
-        return next(status for status in self.statuses if variant in status.variants)
-
-
-def _row(key, title, rule, does, sources, *statuses, steps=()):
-    """A row from statuses written (kind, variants separated by spaces or "all", note); they
-    must cover every faithful variant once."""
-    made = tuple(Status(kind, FAITHFUL if spec == "all" else tuple(spec.split()), note) for kind, spec, note in statuses)
-    covered = sorted(v for status in made for v in status.variants)
-    assert covered == sorted(FAITHFUL), (key, covered)
-    assert all(status.kind in KINDS for status in made), key
-    return Row(key, title, rule, does, sources, made, tuple(steps))
+_row = COLUMNS.row
 
 
 ROWS = (
