@@ -249,20 +249,21 @@ ROWS = (
          "with the ELR empty too, the last known leader if unfenced",
          "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `Election.leaderForOffline` @ 3.4.0; "
          "`PartitionChangeBuilder.electAnyLeader` @ 3.4.0; `PartitionChangeBuilder.electLeader`, "
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk; KIP-966",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag); KIP-966",
          (ABSTRACTION, "all", "Kafka takes the first in assignment order, which differs per partition; a free "
           "choice covers every order and keeps symmetry reduction sound"),
          steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")),
     _row("last-known-leader-with-elr", "last known leader while the ELR is not empty", "elr",
          "`kip966` elected the last known leader when the ISR was empty and no ELR member was unfenced; now only "
          "when the ELR is empty too",
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (`targetElr.isEmpty() && targetIsr.isEmpty()`)",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag: `targetElr.isEmpty() && "
+         "targetIsr.isEmpty()`)",
          (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
          (DEVIATION, "kip966", "Kafka elects the last known leader only when the ELR is empty too"),
          fixed="`elr.elr_candidates` needs the ELR empty"),
     _row("last-known-leader-fenced", "a fenced last known leader", "elr",
          "the last known leader is elected only while it is unfenced",
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (the check only logs)",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag: the check only logs)",
          (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
          (MISSING, "kip966", "trunk of October 2024 elects it even when fenced, which only leaves the partition "
           "without a working leader until the broker registers")),
@@ -275,15 +276,16 @@ ROWS = (
     _row("elr-upkeep", "ELR upkeep", "elr",
          "`kip966`: when the controller's ISR changes and is below min.insync.replicas: ELR = (ELR + old ISR) - new "
          "ISR - unclean registrants; emptied once the ISR reaches min.insync.replicas; no new epoch for an ELR change",
-         "`PartitionChangeBuilder.maybePopulateTargetElr` @ trunk; `ReplicationControlManager.isElrEnabled` @ trunk; "
-         "KIP-966",
+         "`PartitionChangeBuilder.maybePopulateTargetElr`, `ReplicationControlManager.isElrEnabled` @ 1eb7644 (trunk, "
+         "not a tag); KIP-966",
          (AS_KAFKA, "all", "3.7 to 3.9 ship ELR only at unstable metadata versions, as `kafka37` assumes")),
     _row("shutdown-registration", "clean/unclean shutdown and registration", "elr",
          "`kip966`: `Crash` is unclean, `CleanShutdown` flushes, checkpoints and stops; a broker is fenced until it "
          "registers, and after an unclean stop it leaves the ISR and the ELR then. Other variants: how a broker "
          "stopped is never read",
          "`ClusterControlManager.registerBroker` @ 3.7.0 (test only logged), @ 3.8.0 (previous broker epoch against "
-         "the registered one, then `ReplicationControlManager.handleBrokerUncleanShutdown`), @ trunk; KAFKA-18635",
+         "the registered one, then `ReplicationControlManager.handleBrokerUncleanShutdown`), @ 1eb7644 (trunk, not a "
+         "tag: a new incarnation id); KAFKA-18635",
          (AS_KAFKA, "all", "`kip966` as 4.0, which restored 3.8's test (KAFKA-18635)"),
          steps=("CleanShutdown",)),
     _row("fencing", "fencing of a live broker", None,
@@ -308,7 +310,7 @@ ROWS = (
          "a crash keeps the flushed records (all of them with `--flush sync`), their cache entries and the HW "
          "checkpoint; HW = min(checkpoint, LEO); nothing in memory survives",
          "`LogManager.loadLogs`, `Log.recoverLog`, `Partition.getOrCreateReplica` @ 0.10.2.0; "
-         "`LeaderEpochFileCache.assign` @ 0.11.0.0; `LogLoader.recoverLog` @ trunk",
+         "`LeaderEpochFileCache.assign` @ 0.11.0.0; `LogLoader.recoverLog` @ 1eb7644 (trunk, not a tag)",
          (ABSTRACTION, "all", "HW and cache as Kafka; the unflushed tail is lost whole, where Kafka's recovery may "
           "keep part of it"),
          steps=("Crash", "Restart", "CheckpointHw", "Flush")),

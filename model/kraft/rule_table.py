@@ -5,12 +5,16 @@ for all the releases it stands for), whether the two agree.
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds. The table in
 docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
-and a test keeps them equal. The tags read are 3.8.0 (`kip595`), 3.9.0-rc3 (`kafka39`,
-`kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read) and 4.0.0
-(`kafka40`; commit 53364c5). At 4.0.0, `KafkaRaftClient`, `ProspectiveState` and `ResignedState`
-were read at the tag's commit; `QuorumState`, `UnattachedState`, `CandidateState` and
-`FollowerState` in later versions whose methods match every call 4.0.0's `KafkaRaftClient` makes
-(the rows' notes say so where it matters).
+and a test keeps them equal.
+
+Where each was read (`model.citations`): `kip595` at the tag 3.8.0; `kafka39` and `kip853` at
+3.9.0-rc3, the last 3.9.0 release candidate in the clone read (the raft module is 3.9.0's). No
+4.0.0 tag was read: `kafka40`'s `KafkaRaftClient`, `ProspectiveState` and `ResignedState` were
+read at commit 53364c5 of the 4.0 branch, whose gradle.properties says 4.0.0; `FollowerState` at
+trunk e6d2421 (December 2024, before `ProspectiveState` was added, so not yet keeping a vote);
+`QuorumState` and `CandidateState` in copies of unknown commit that have every method (and
+constructor) 53364c5's `KafkaRaftClient` and `ProspectiveState` call on them, which the sources
+say as "in a copy of unknown commit".
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ ROWS = (
          "`KafkaRaftClient.pollResigned`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3; "
          "`KafkaRaftClient.pollVoted` @ 3.8.0; `KafkaRaftClient.pollUnattachedAsVoter`, "
          "`KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, `KafkaRaftClient.pollResigned`, "
-         "`KafkaRaftClient.transitionToProspective`, `KafkaRaftClient.onBecomeProspective`, "
-         "`QuorumState.transitionToProspective`, `QuorumState.transitionToCandidate` @ 4.0.0",
+         "`KafkaRaftClient.transitionToProspective`, `KafkaRaftClient.onBecomeProspective` @ 53364c5 (4.0 branch, not a tag); "
+         "`QuorumState.transitionToProspective`, `QuorumState.transitionToCandidate` in a copy of unknown commit",
          (ABSTRACTION, "kip595 kafka39 kip853", "no clocks: any of them may time out at any moment, which covers every "
           "setting of the election and fetch timeouts; a candidate's backoff and its next candidacy are one step"),
          (ABSTRACTION, "kafka40 kafka40-static", "no clocks, as before; a candidate's backoff and its next pre-vote round are one "
@@ -55,7 +59,7 @@ ROWS = (
          "its epoch, to following the leader it knows if its voter set names it, else to unattached, keeping its vote",
          "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeHandleElectionLoss`, "
          "`KafkaRaftClient.pollProspective`, `KafkaRaftClient.prospectiveTransitionAfterElectionLoss`, "
-         "`ProspectiveState.election` @ 4.0.0",
+         "`ProspectiveState.election` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "kip595 kafka39 kip853", "no pre-vote: 3.x stands at once"),
          (ABSTRACTION, "kafka40 kafka40-static", "the election timer may run out at any moment; the fallback for a voter without "
           "Vote v2 (UNSUPPORTED_VERSION: stand at once) is left out, every controller runs 4.0"),
@@ -64,7 +68,8 @@ ROWS = (
          "a candidate's poll sends a Vote request, with its last epoch and LEO, to every voter it has no answer from "
          "and no request in flight to, as long as a majority has not refused it; a prospective's sends a pre-vote "
          "request (a Vote request with PreVote set) in its own epoch",
-         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3, 4.0.0",
+         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3, 53364c5 (4.0 "
+         "branch, not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("SendVoteRequests",)),
     _row("grant-vote", "granting a vote", None,
@@ -75,10 +80,10 @@ ROWS = (
          "`KafkaRaftClient.handleVoteRequest`, `QuorumState.canGrantVote`, `UnattachedState.canGrantVote`, "
          "`VotedState.canGrantVote` (3.8), `QuorumState.transitionToVoted` @ 3.8.0; "
          "`QuorumState.transitionToUnattachedVotedState` @ 3.9.0-rc3; `KafkaRaftClient.handleVoteRequest`, "
-         "`QuorumState.canGrantVote`, `QuorumState.unattachedOrProspectiveCanGrantVote`, "
-         "`QuorumState.unattachedAddVotedState`, `QuorumState.prospectiveAddVotedState`, "
-         "`ProspectiveState.canGrantVote`, `ResignedState.canGrantVote`, `CandidateState.canGrantVote`, "
-         "`FollowerState.canGrantVote` @ 4.0.0",
+         "`ProspectiveState.canGrantVote`, `ResignedState.canGrantVote` @ 53364c5 (4.0 branch, not a tag); `FollowerState.canGrantVote` "
+         "@ e6d2421 (trunk of December 2024, before ProspectiveState, not a tag); `QuorumState.canGrantVote`, "
+         "`QuorumState.unattachedOrProspectiveCanGrantVote`, `QuorumState.unattachedAddVotedState`, "
+         "`QuorumState.prospectiveAddVotedState`, `CandidateState.canGrantVote` in a copy of unknown commit",
          (AS_KAFKA, "kip595 kafka39 kip853", "3.9 keeps a vote as an unattached state with a voted key, which the "
           "model names voted"),
          (AS_KAFKA, "kafka40 kafka40-static", "a pre-vote is granted by any role but a leader if the log is up to date, by a follower "
@@ -93,7 +98,7 @@ ROWS = (
          "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeTransitionToLeader`, "
          "`KafkaRaftClient.onBecomeLeader`, `QuorumState.transitionToLeader` @ 3.8.0, 3.9.0-rc3; "
          "`KafkaRaftClient.maybeTransitionForward`, `KafkaRaftClient.maybeHandleElectionLoss`, "
-         "`KafkaRaftClient.onBecomeLeader` @ 4.0.0",
+         "`KafkaRaftClient.onBecomeLeader` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("HandleVoteResponse",)),
     _row("leader-change-record", "the epoch's first record", None,
@@ -138,7 +143,7 @@ ROWS = (
          "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.pollUnattachedAsObserver`, "
          "`KafkaRaftClient.pollFollowerAsObserver`, `KafkaRaftClient.maybeSendAnyVoterFetch`, "
          "`RequestManager.findReadyBootstrapServer` @ 3.9.0-rc3; `KafkaRaftClient.pollUnattachedCommon`, "
-         "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 4.0.0",
+         "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 53364c5 (4.0 branch, not a tag)",
          (ABSTRACTION, "all", "a FETCH that finds nothing new is answered at once rather than parked until "
           "records arrive (the follower asks again); every record fits in one answer (Kafka's is up to 8 MiB); no "
           "snapshots; an observer that follows a leader fetches only from it (Kafka turns to its bootstrap servers "
@@ -161,7 +166,7 @@ ROWS = (
          "else: a FETCH sent later is handled at a later poll, after the flush",
          "`KafkaRaftClient.appendBatch`, `KafkaRaftClient.flushLeaderLog` (\"We update the end offset before flushing so that "
          "parked fetches can return sooner\"), `KafkaRaftClient.poll` (the state's poll, then the next message) @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3, 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "all", "one client value per append; Kafka drains a batch"),
          steps=("ClientAppend", "AppendLeaderChange", "Flush")),
     _row("follower-append", "a follower's append", None,
@@ -172,7 +177,8 @@ ROWS = (
          "`KafkaRaftClient.handleFetchResponse`, `KafkaRaftClient.appendAsFollower`, "
          "`KafkaRaftClient.updateFollowerHighWatermark`, "
          "`FollowerState.updateHighWatermark`, `ReplicatedLog.truncateToEndOffset` @ 3.8.0, 3.9.0-rc3; "
-         "`KafkaRaftClient.handleFetchResponse`, `FollowerState.resetFetchTimeoutForSuccessfulFetch` @ 4.0.0",
+         "`KafkaRaftClient.handleFetchResponse` @ 53364c5 (4.0 branch, not a tag); `FollowerState.resetFetchTimeoutForSuccessfulFetch` @ "
+         "e6d2421 (trunk of December 2024, before ProspectiveState, not a tag)",
          (ABSTRACTION, "all", "append and flush are one step: a crash between them loses only records the follower "
           "had not acknowledged"),
          steps=("HandleFetchResponse",)),
@@ -182,7 +188,9 @@ ROWS = (
          "in its own epoch makes it a follower; two leaders of one epoch throw",
          "`KafkaRaftClient.maybeHandleCommonResponse`, `KafkaRaftClient.maybeTransition`, "
          "`KafkaRaftClient.hasConsistentLeader`, "
-         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3, 4.0.0",
+         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.maybeHandleCommonResponse`, "
+         "`KafkaRaftClient.maybeTransition`, `KafkaRaftClient.hasConsistentLeader` @ 53364c5 (4.0 branch, not a tag); "
+         "`QuorumState.transitionToFollower` in a copy of unknown commit",
          (AS_KAFKA, "all", "from 4.0 a voter that becomes a follower in its epoch keeps its vote"),
          steps=("HandleVoteResponse", "HandleBeginQuorumEpochResponse", "HandleFetchResponse")),
     _row("connections", "requests and answers", None,
@@ -190,7 +198,8 @@ ROWS = (
          "connections, so the answers to its earlier requests are dropped; granting a vote does not; a request in "
          "flight still arrives",
          "`KafkaRaftClient.resetConnections` (on every transition), `RequestManager.isResponseExpected` @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3; `KafkaRaftClient.resetConnections`, `KafkaRaftClient.handleInboundMessage` "
+         "(`isResponseExpected`) @ 53364c5 (4.0 branch, not a tag)",
          (ABSTRACTION, "all", "nothing is lost in flight and requests do not time out: a request not answered yet "
           "is one not handled yet"),
          steps=("SendVoteRequests", "SendBeginQuorumEpoch", "SendFetch", "HandleVoteRequest", "HandleVoteResponse",
@@ -203,7 +212,7 @@ ROWS = (
          "its voter set no longer has that leader), keeping its vote from 4.0, a voter voted, unattached in the "
          "log's last epoch if the file's is older; a prospective's file is that of the role it came from",
          "`QuorumState.initialize`, `FileQuorumStateStore.writeElectionState` (fsync, atomic rename) @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3; `QuorumState.initialize` in a copy of unknown commit",
          (AS_KAFKA, "all", "a resigned voter does not send EndQuorumEpoch (it only speeds up the next election)"),
          steps=("Restart",)),
     _row("lost-disk", "a voter on a new disk", "voter-key",
@@ -246,7 +255,8 @@ ROWS = (
          "still names it leader); a resigned controller outside its voter set (from 4.0 any resigned controller), its "
          "election timer run out, goes unattached to the next epoch",
          "`RemoveVoterHandler.highWatermarkUpdated`, `LeaderState.requestResign`, `KafkaRaftClient.pollLeader`, "
-         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3, 4.0.0",
+         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3; `KafkaRaftClient.onUpdateLeaderHighWatermark`, "
+         "`KafkaRaftClient.pollLeader`, `KafkaRaftClient.pollResigned` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "kip595 kafka39 kafka40-static", "no RemoveVoter"),
          (ABSTRACTION, "kip853 kafka40", "a pending removal never expires: in Kafka one that expires before its record is "
           "committed leaves the leader leading outside its voter set, a behaviour the model does not take"),
@@ -257,7 +267,8 @@ ROWS = (
          "(after which a 4.0 follower asks another controller)",
          "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
          "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3; "
-         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) @ 4.0.0",
+         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) "
+         "@ 53364c5 (4.0 branch, not a tag)",
          (MISSING, "all", "a leader that steps down by itself is a behaviour these releases have and the model does "
           "not take; UpdateVoter keeps the voters and their directory ids, so it changes nothing the model "
           "holds, and brokers never vote or count")),
