@@ -232,7 +232,7 @@ def culprit_line(c: Culprit, page) -> str:
                 f"committed (its HW {before.hw[c.replica]}): {page.words[c.step]}.")
     if c.role == "disk-loss":
         held = f"which had held {value}" if c.record else "having voted"
-        why = ("That format gave it the directory id it had, so under KIP-853 too it was" if relisted(page.trace, c.step)
+        why = ("That format gave it the directory id it had, so under KIP-853 too it was" if _relisted(page.trace, c.step)
                else "Static voters are known by node id alone, so it was")
         return (f"At step {c.step}, {who}, {held}, came back on a new, empty disk: "
                 f"{page.words[c.step]}. {why} still a voter, with no log and no memory of its votes.")
@@ -289,7 +289,7 @@ def render(d: Diagnosis, page) -> list[str]:
         if lost is not None:
             return lines + ["A voter on a new disk has no quorum-state file, so no memory of its vote, and under static "
                             "voters it is still the same voter. Pre-vote does not stop it: its empty log is as up to "
-                            "date as a new candidate's. " + _directory_ids(relisted(page.trace, lost.step))]
+                            "date as a new candidate's. " + _directory_ids(_relisted(page.trace, lost.step))]
         return lines + ["A voter's vote is all that keeps two candidates of one epoch from both winning. Kafka 4.0 "
                         "keeps it through every transition within the epoch (QuorumState.transitionToProspective, "
                         "transitionToFollower and transitionToUnattached keep the voted key; transitionToFollower: "
@@ -314,10 +314,10 @@ def render(d: Diagnosis, page) -> list[str]:
                    "change waits for the first, and two sets in force always share a majority."])
     lost = next(c for c in d.culprits if c.role == "disk-loss")
     return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: {page.words[dmg.step]}."]
-            + [culprit_line(c, page) for c in d.culprits] + [_directory_ids(relisted(page.trace, lost.step))])
+            + [culprit_line(c, page) for c in d.culprits] + [_directory_ids(_relisted(page.trace, lost.step))])
 
 
-def relisted(trace: Trace, step: int) -> bool:
+def _relisted(trace: Trace, step: int) -> bool:
     """Whether the disk lost at `step` was formatted again with `--initial-controllers` (KIP-853,
     `--reformat`): the controller came back under the directory id it had, the one that flag lists
     for it."""
@@ -325,16 +325,14 @@ def relisted(trace: Trace, step: int) -> bool:
     return bool(states[step].directory) and states[step].directory[who] == states[step - 1].directory[who]
 
 
-def _directory_ids(relisted_disk: bool) -> str:
-    """What KIP-853's directory ids do for a voter on a new disk, as a sentence: nothing when the
-    disk was formatted with the first format command's `--initial-controllers` again."""
-    if relisted_disk:
-        return ("KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by node id and directory id, but "
-                "kafka-storage format --initial-controllers gives the disk the directory id it lists for the "
-                "controller, its old one (Formatter.doFormat), and the bootstrap checkpoint: the voter key is "
-                "back. Formatted with --no-initial-controllers, as Kafka's docs format a controller joining a "
-                "running cluster, the disk gets a new directory id: an observer, and a Vote request for its old "
-                "directory is refused with INVALID_VOTER_KEY.")
-    return ("KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by node id and directory id: the voter on "
-            "the new disk is an observer, and a Vote request for its old directory is refused with "
-            "INVALID_VOTER_KEY.")
+def _directory_ids(relisted: bool) -> str:
+    """What KIP-853's directory ids do for a voter on a new disk, as a sentence: it depends on the
+    command that formatted the disk (`--reformat`), and `relisted` says this one was the first
+    command's `--initial-controllers` again."""
+    fresh = ("Formatted with --no-initial-controllers, as Kafka's docs format a controller joining a running "
+             "cluster, the disk gets a new directory id: the voter on it is an observer, and a Vote request for its "
+             "old directory is refused with INVALID_VOTER_KEY")
+    listed = ("formatted with the first command's --initial-controllers again, it gets the directory id that list "
+              "names for it and the bootstrap checkpoint (Formatter.doFormat): the voter key is back")
+    head = "KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by node id and directory id. "
+    return head + (f"But {listed}. {fresh}." if relisted else f"{fresh}; {listed} (--reformat initial-controllers).")
