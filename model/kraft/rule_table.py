@@ -217,13 +217,22 @@ ROWS = (
          steps=("Restart",)),
     _row("lost-disk", "a voter on a new disk", "voter-key",
          "`id`: the voter comes back unattached in epoch 0 with an empty log and is the same voter, so it may vote "
-         "again in an epoch where it voted; `directory`: it comes back with a new directory id, an observer: it "
-         "never stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count (a "
-         "FETCH counts for the replica key it carries: one sent before the disk was lost still counts)",
+         "again in an epoch where it voted; `directory`: its directory id is the one `kafka-storage format` gives "
+         "the new disk (`--reformat`): with `--no-initial-controllers` (the default, as Kafka's docs format a "
+         "controller joining a running cluster) a new one and no bootstrap checkpoint, an observer: it never "
+         "stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count (a FETCH counts "
+         "for the replica key it carries: one sent before the disk was lost still counts); with "
+         "`--initial-controllers`, the first format command again, a bootstrap voter gets the directory id that "
+         "list names for it and the bootstrap checkpoint, and is the same voter, as under `id` (a spare, first "
+         "formatted with `--no-initial-controllers`, gets a new id either way)",
          "`QuorumState.initialize` (no file: epoch 0), `QuorumState.isVoter` by id @ 3.8.0; "
          "`KafkaRaftClient.isValidVoterKey`, `KafkaRaftClient.handleVoteRequest`, "
          "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `KafkaRaftClient.handleFetchRequest` (the FETCH's "
-         "replica key), `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
+         "replica key), `LeaderState.updateReplicaState` (observers), `Formatter.doFormat`, "
+         "`Formatter.DirectoryType.calculate`, `Formatter.writeDynamicQuorumSnapshot`, "
+         "`StorageTool.runFormatCommand`, `SharedServer.start` (the metadata directory's id is the node's), "
+         "`KRaftControlRecordStateMachine.maybeLoadSnapshot` @ 3.9.0-rc3; `Formatter.doFormat` the same at trunk "
+         "commit 1eb7644 (not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("LoseDisk",)),
     _row("add-voter", "adding a voter", "voter-change-guard",
