@@ -59,9 +59,9 @@ def judge_before_fix(trace: Trace, model, named_rules: Any, what: str) -> Audit:
                              f"to another state there, and no fix removed it")
     audit = _audit(trace, model)
     if audit is None:
-        step = next(k for k in _where(replays, REMOVED) if _audit(replace(trace, steps=trace.steps[:k]), model) is None)
-        raise TraceFileError(f"{refusal} step {step} ({quoted(trace.steps[step - 1].action[0])}) is none it takes, "
-                             f"and its words and rules cannot read it as a step it took before a fix")
+        step = next(k for k in range(1, len(trace) + 1) if _audit(replace(trace, steps=trace.steps[:k]), model) is None)
+        raise TraceFileError(f"{refusal} step {step} ({quoted(trace.steps[step - 1].action[0])}) is not a step it "
+                             f"takes, and its words and rules cannot read it as a step it took before a fix")
     for step in audit.steps:
         if replays[step.step - 1] == REMOVED and not any(row.removed_by_a_fix() for row in step.rows):
             raise TraceFileError(f"{refusal} step {step.step} ({quoted(step.action[0])}) is none it takes, and it "
