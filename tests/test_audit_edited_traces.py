@@ -174,3 +174,21 @@ def test_an_edited_trace_is_judged_on_the_steps_it_has_or_refused_in_one_line(re
         else:
             _check_before_fix_claims(trace, model, audit)
     assert set(exits.values()) == {0, 1, 2}, exits
+
+
+def test_a_trace_whose_rules_a_quorum_fixes_is_replayed_under_no_other_choice(tmp_path):
+    """A majority quorum runs only kip320's rule choices: a trace of one that leaves rules unnamed
+    (as one saved before they were added would) is replayed under its own choices alone, and an
+    edit is refused in one line."""
+    result = run_cli("check", "--model", "fetch", "--variant", "kip320", "--quorum", "majority-naive", "--replicas", "3",
+                     "--log-size", "1", "--max-records", "1", "--invariant", "hw-monotonic", "--trace-dir", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    doc = json.loads((tmp_path / "fetch-kip320-hw-monotonic.json").read_text())
+    for rule in ("epoch-cache", "isr-expansion"):
+        del doc["rules"][rule]
+    path = tmp_path / "unnamed.json"
+    path.write_text(json.dumps(doc))
+    assert json.loads(run_cli("trace", "audit", "--json", str(path)).stdout)["verdict"] == "not-judged"
+    path.write_text(json.dumps(_swapped(doc, 1)))
+    refused = run_cli("trace", "audit", str(path))
+    assert refused.exit_code == 2 and "step 2 is not a step it takes" in refused.stderr

@@ -23,6 +23,7 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+from model.params import ModelError
 from model.registry import MODELS
 from model.rules import switched
 
@@ -98,7 +99,8 @@ def _where(replays: list[str | None], how: str) -> tuple[int, ...]:
 def _before_rules(trace: Trace, model, named_rules: Any) -> list[tuple[str, Any]]:
     """The rule sets the trace may have been saved under, as (name, model): its variant's first,
     then each combination of other choices for the rules the file does not name (none when it
-    leaves more than MAX_UNNAMED_RULES unnamed, or its model has no rules to switch)."""
+    leaves more than MAX_UNNAMED_RULES unnamed, or its model has no rules to switch; none that
+    the trace's bounds refuse)."""
     book = MODELS[trace.model].rules
     ours = [(model.variant, model)]
     if book is None or not isinstance(named_rules, dict) or trace.variant is None:
@@ -112,9 +114,13 @@ def _before_rules(trace: Trace, model, named_rules: Any) -> list[tuple[str, Any]
     for choices in product(*[list(rule.choices) for rule in unnamed]):
         switches = {rule.name: choice for rule, choice in zip(unnamed, choices)}
         other = switched(book, rule_set, switches)
-        if other.choices != rule_set.choices:
+        if other.choices == rule_set.choices:
+            continue
+        try:
             ours.append((other.name, model_from_file(trace.model, other.name, getattr(model, "ghost", False),
                                                      trace.bounds)))
+        except ModelError:  # a choice these bounds refuse (a majority quorum runs only kip320's): no such model
+            continue
     return ours
 
 
