@@ -168,11 +168,19 @@ ROWS = (
           "the ISR, on that FETCH's offset"),
          fixed="`LeaderShrinkIsr` marks the dropped follower's LEO (`isr.may_join`)"),
     _row("expand-dead-broker", "ISR expansion with a broker the controller counts dead", None,
-         "the ZooKeeper controller accepts an ISR that holds a broker it has seen die",
-         "`KafkaController.tryProcessAlterPartition` @ 3.3.0, 3.4.0 (`isr -- liveBrokerIds`, KIP-841)",
-         (AS_KAFKA, "0.10-3.2 kip903 kafka37 kip966", "before 3.3 the ZooKeeper controller writes it; KRaft refuses "
-          "a fenced broker, as the model does"),
-         (DEVIATION, "3.3-3.4", "the ZooKeeper controller of 3.3 and 3.4 refuses it with INELIGIBLE_REPLICA")),
+         "up to `kip320` a leader adds to the ISR a follower the controller counts dead (crashed or fenced, not "
+         "registered again), on a LEO that follower's FETCH reported, and the write is accepted; from `kip903` a "
+         "fenced broker is refused",
+         "`Partition.maybeExpandIsr`, `Partition.updateIsr` @ 0.10.2.0, 2.1.0 (the leader writes ZooKeeper, no "
+         "liveness check); `KafkaController.processAlterIsr` @ 2.7.0, 3.1.0; `KafkaController.processAlterPartition` "
+         "@ 3.2.0 (only the sender's broker epoch and the leader epoch are checked); "
+         "`KafkaController.tryProcessAlterPartition` @ 3.3.0, 3.4.0 (`isr -- liveBrokerIds`, KIP-841); "
+         "`Partition.isReplicaIsrEligible` @ 3.3.0, 3.4.0 (ZooKeeper mode: `hasAliveBroker`)",
+         (AS_KAFKA, "0.10-3.2 kip903 kafka37 kip966", "0.10 to 2.6: the leader writes the ISR to ZooKeeper with no "
+          "check of the follower's liveness; 2.7 to 3.2: the controller commits the AlterIsr (AlterPartition from "
+          "3.2) without one; from 3.5 KRaft refuses a fenced broker, as the model does"),
+         (DEVIATION, "3.3-3.4", "the ZooKeeper controller of 3.3 and 3.4 refuses an ISR that holds a broker it counts "
+          "dead (INELIGIBLE_REPLICA, KIP-841), and a leader whose metadata names the broker dead does not ask")),
     _row("broker-epoch-at-registration", "when a broker's epoch changes", "broker-epochs",
          "from `kip903`: when a broker registers again (`ControllerNoticeRestart`) it has a new broker epoch, and "
          "every leader's remote LEO of it from before counts no more for an expansion; between its crash and the "
@@ -234,12 +242,18 @@ ROWS = (
           "ran replaces the old one with no partition change: the broker leads again in the same epoch")),
     _row("leader-epoch-bump", "leader-epoch bumps", "leader-epoch-bump",
          "`hw` to `kip320`: every controller write is a new leader epoch; a leader's own ISR change keeps its epoch. "
-         "`kip903`: also every ISR shrink, the leader's own included, with the same leader. `kafka37`, `kip966`: a "
-         "new leader epoch only when the leader changes; an ISR or ELR change alone keeps it",
+         "`kip903`: also every ISR shrink, the leader's own included, with the same leader (KRaft below metadata "
+         "version 3.6-IV0). `kafka37`, `kip966`: a new leader epoch only when the leader changes; an ISR or ELR "
+         "change alone keeps it",
          "`LeaderAndIsr.newLeaderAndIsr` @ 2.1.0; `KafkaController.processAlterPartition` @ 3.4.0; "
          "`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.5.0, 3.6.0, 3.7.0 (KAFKA-15021); "
+         "`MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink` @ 3.6.0 (below 3.6-IV0); "
+         "`StorageTool.getMetadataVersion` @ 3.6.0 (formats at `MetadataVersion.latest`, 3.6-IV2); "
          "`Partition.handleAlterPartitionUpdate` @ 3.5.0",
-         (AS_KAFKA, "hw kip101 kip279 kip320 kip903", "ZooKeeper, then KRaft at metadata version 3.5"),
+         (AS_KAFKA, "hw kip101 kip279 kip320 kip903", "ZooKeeper, then KRaft at metadata version 3.5: `kip903` stands "
+          "for 3.6 only on a cluster still below metadata version 3.6-IV0 (one upgraded from 3.5 and not yet "
+          "finalized); 3.6.0 formats a new cluster at 3.6-IV2, where a shrink keeps the leader epoch, as in "
+          "`kafka37`"),
          (ABSTRACTION, "kafka37 kip966", "a same-epoch ISR change reaches the leader at once, where KRaft's brokers "
           "apply it a little later (the leader's larger ISR in between only holds its HW back)"),
          steps=("LeaderShrinkIsr", "ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker",
