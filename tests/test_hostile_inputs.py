@@ -557,7 +557,7 @@ HW_TRACE = "fetch-hw-strong-isr.json"
     (KRAFT_TRACE, set_action(8, ["HandleVoteResponse"]), "step 8 ('HandleVoteResponse') is none it could take"),
     (HW_TRACE, set_action(1, ["Frobnicate", 1]), "step 1 ('Frobnicate') is none it could take"),
     (KRAFT_TRACE, set_action(1, ["Frobnicate", 1]), "step 1 ('Frobnicate') is none it could take"),
-    (HW_TRACE, end_in_the_initial_state(4), "its words and rules cannot read the steps from there on"),
+    (HW_TRACE, end_in_the_initial_state(4), "step 4 is not a step it takes: its 'ProducerWrite' leads to another"),
     (BEFORE_A_FIX, lambda d: d["bounds"].update(retries=True), "the initial state is no state of model fetch"),
     # traces of no steps that it judged as Kafka (exit 0)
     (HW_TRACE, lambda d: d.update(steps=[]), "the last state does not violate strong-isr"),

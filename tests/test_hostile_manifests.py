@@ -47,8 +47,10 @@ VALID = [
      "outcome": "holds"},
     {"model": "fetch", "variant": "kip320", "bounds": {**SMALL["fetch"], "acks": "1"}, "property": "acked-survives",
      "outcome": "violated", "steps": 5},
+    {"model": "fetch", "variant": "kip320+hw-advance=strict-min-isr", "bounds": {**SMALL["fetch"], "acks": "1"},
+     "property": "acked-survives", "outcome": "violated", "steps": 5, "not-judged": "a rule switched: no release"},
 ]
-"""Small expectations that hold as stated."""
+"""Small expectations that hold as stated (one whose trace is not judged, saying why)."""
 
 NAMES = sorted({*MODELS, *KEYS, "expect", *(v for kind in MODELS.values() for v in kind.variants),
                 *(p.name for kind in MODELS.values() for p in kind.params),
@@ -284,3 +286,22 @@ def test_verify_answers_a_hostile_manifest_as_documented(content, junit):
         assert leftovers(folder, {path.name} | ({report.name} if written else set())) == set()
         if written:
             ET.parse(report)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("not-judged", 1), ("not-judged", True), ("not-judged", ""), ("not-judged", "  "), ("not-judged", ["why"]),
+    ("not-judged", {"why": "because"}), ("not-judged", datetime.date(2024, 1, 1)), ("not-judged", "n" * 1001),
+    ("allow-deviations", ["offset-out-of-range"]), ("allow-deviations", "offset-out-of-range"),
+    ("allow-deviations", {"offset-out-of-range": 1}), ("allow-deviations", {"offset-out-of-range": ""}),
+    ("allow-deviations", {"offset-out-of-range": ["why"]}), ("allow-deviations", {"\x1b[2J": "why"}),
+    ("allow-deviations", {"offset-out-of-range": "n" * 1001}),
+])
+def test_a_reason_that_is_no_text_is_one_line(tmp_path, key, value):
+    """`not-judged` and `allow-deviations` say why in words: any other value, on an entry whose
+    trace is audited, is refused in one line naming the entry's line, with nothing searched."""
+    path = tmp_path / "manifest.toml"
+    path.write_text(manifest_text({"expect": [{**VALID[2], key: value}]}))
+    result = invoke(["verify", str(path)])
+    assert_one_error_line(result)
+    assert result.stderr.startswith(f"Error: {path} line 2: {key}")  # line 1 is blank
+    assert all(c.isprintable() or c == "\n" for c in result.output), result.output

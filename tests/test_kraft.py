@@ -64,7 +64,8 @@ def test_a_restart_after_a_vote_breaks_the_specifications_own_invariant(tmp_path
     trace, model = load_trace(tmp_path / "kraft-tla-no-illegal-state.json")
     verify_trace(trace, model)
     assert model.parameters() == {"replicas": 3, "max_records": 1, "max_elections": 1, "max_restarts": 1,
-                                  "max_disk_losses": 0, "spares": 0, "max_voter_changes": 0}
+                                  "max_disk_losses": 0, "spares": 0, "max_voter_changes": 0,
+                                  "reformat": "no-initial-controllers"}
     assert [step.action[0] for step in trace.steps] == ["RequestVote", "HandleRequestVoteRequest",
                                                         "HandleRequestVoteResponse", "BecomeLeader", "Restart",
                                                         "HandleBeginQuorumRequest"]

@@ -54,14 +54,17 @@ def _audit_cli(path: Path) -> tuple[int, dict | str]:
     return result.exit_code, json.loads(result.stdout) if result.exit_code in (0, 1) else result.stderr
 
 
-def test_a_trace_saved_before_the_parking_fix_rests_on_the_fetch_kafka_does_not_park():
-    code, audit = _audit_cli(BEFORE_THE_FIX)
-    assert code == 1, audit
-    assert audit["deviations"] == [{"row": "fetch-unparked-before-flush", "steps": [14, 15]}]
-    assert audit["conclusion"] == "rests on deviation fetch-unparked-before-flush at steps 14, 15"
-    append, answer = audit["steps"][13], audit["steps"][14]
-    assert append["action"] == ["ClientAppend", 2, 1] and answer["action"] == ["HandleFetchRequest", 2, 3, 1]
-    assert not answer["replays"] and audit["first_unreplayed_step"] == 14
+def test_a_trace_saved_before_the_parking_fix_is_refused_and_read_as_the_deviation():
+    """The fix changed the state of step 14 itself (the FETCH is no longer marked parked), a step
+    the model still takes to another state: `trace audit` refuses the file at that step, in one
+    line; the audit reads steps 14 and 15 as the deviation the fix removed."""
+    code, error = _audit_cli(BEFORE_THE_FIX)
+    assert code == 2 and error.count("\n") == 1 and "step 14 is not a step it takes" in error, error
+    trace, model = load_trace(BEFORE_THE_FIX, replay=False)
+    audit = model.audit(trace)
+    assert audit.deviations == {"fetch-unparked-before-flush": (14, 15)}
+    assert [trace.steps[13].action, trace.steps[14].action] == [("ClientAppend", 2, 1), ("HandleFetchRequest", 2, 3, 1)]
+    assert audit.first_unreplayed == 14
 
 
 def test_the_story_as_saved_now_answers_that_fetch_after_the_flush_every_step_as_kafka():
@@ -94,15 +97,18 @@ def test_a_fetch_answered_with_unflushed_records_by_hand_is_named_at_its_step(tm
 
 
 def test_swapping_the_flush_and_the_answer_in_the_file_is_caught(tmp_path):
-    """The two steps' entries swapped, states and all: the answer (step 15) now leaves the leader
-    flushed, but it was taken inside `flushLeaderLog` with a FETCH Kafka does not park."""
+    """The two steps' entries swapped, states and all: the answer (step 15), taken inside
+    `flushLeaderLog` with a FETCH Kafka does not park, is the deviation; the flush after it
+    (step 16) goes from a flushed log to an unflushed one, which no step does, and `trace audit`
+    refuses the file there."""
     doc = json.loads(DISK_LOSS.read_text())
     doc["steps"][14], doc["steps"][15] = doc["steps"][15], doc["steps"][14]
     swapped = tmp_path / "swapped.json"
     swapped.write_text(json.dumps(doc))
-    code, audit = _audit_cli(swapped)
-    assert code == 1, audit
-    assert audit["conclusion"] == "rests on deviation fetch-unparked-before-flush at step 15"
+    code, error = _audit_cli(swapped)
+    assert code == 2 and error.count("\n") == 1 and "step 16 ('Flush') is none it takes" in error, error
+    trace, model = load_trace(swapped, replay=False)
+    assert model.audit(trace).deviations == {"fetch-unparked-before-flush": (15,)}
 
 
 PRE_VOTE_AFTER_FETCH = [

@@ -1,6 +1,6 @@
-"""The `kafka40` variant: pre-vote (KIP-996) as Kafka 4.0.0's `KafkaRaftClient`, `QuorumState`
-and its states do it, step by step on small states, and over every reachable state of small
-bounds."""
+"""The `kafka40` variant: pre-vote (KIP-996) as Kafka 4.0's `KafkaRaftClient`, `QuorumState`
+and its states do it (read where `model.kraft.rule_table` says: no 4.0.0 tag was read), step by
+step on small states, and over every reachable state of small bounds."""
 
 from __future__ import annotations
 
@@ -61,8 +61,9 @@ FOLLOWING = dict(epoch=(1, 1, 1), role=(FOLLOWER, FOLLOWER, FOLLOWER), leader=(2
 
 
 def test_a_voter_that_times_out_asks_first_in_its_own_epoch_keeping_leader_and_vote():
-    """`pollFollowerAsVoter` @ 4.0.0: a fetch timeout is `transitionToProspective`, which keeps
-    the epoch, the leader and the voted key; 3.9 stood at once in the next epoch."""
+    """`pollFollowerAsVoter` @ 53364c5 (4.0 branch, not a tag): a fetch timeout is
+    `transitionToProspective`, which keeps the epoch, the leader and the voted key; 3.9 stood at
+    once in the next epoch."""
     s = _state(**{**FOLLOWING, "voted_for": (3, 0, 0)})
     after = _step(s, ("Timeout", 1))
     assert (after.role[0], after.epoch[0], after.leader[0], after.voted_for[0]) == (PROSPECTIVE, 1, 2, 3)
@@ -73,8 +74,8 @@ def test_a_voter_that_times_out_asks_first_in_its_own_epoch_keeping_leader_and_v
 
 
 def test_a_pre_vote_is_granted_on_the_log_alone_and_writes_no_vote():
-    """`unattachedOrProspectiveCanGrantVote` @ 4.0.0: a pre-vote ignores the voted key; only a
-    real vote is written (`if (!preVote && voteGranted)`)."""
+    """`unattachedOrProspectiveCanGrantVote` (in a copy of unknown commit): a pre-vote ignores the
+    voted key; only a real vote is written (`if (!preVote && voteGranted)`)."""
     s = _state(epoch=(1, 1, 1), role=(VOTED, PROSPECTIVE, CANDIDATE), voted_for=(3, 0, 3), log=LOGS, flushed=(1, 1, 1),
                votes=(0, 2, 4), heard=(0, 2, 4))
     after = _step(_with(s, _pre_vote(2, 1, 1, 1, 1)), ("HandleVoteRequest", 1))
@@ -86,9 +87,10 @@ def test_a_pre_vote_is_granted_on_the_log_alone_and_writes_no_vote():
 
 
 def test_a_follower_refuses_pre_votes_once_its_leader_answered_a_fetch():
-    """`FollowerState.canGrantVote` and `resetFetchTimeoutForSuccessfulFetch` (which sets
-    `hasFetchedFromLeader`, called by `handleFetchResponse` @ 4.0.0 for every error-free answer):
-    a follower grants pre-votes only until its leader first answers its FETCH."""
+    """`FollowerState.canGrantVote` and `resetFetchTimeoutForSuccessfulFetch` @ e6d2421 (trunk, not a
+    tag), which sets `hasFetchedFromLeader` and which `handleFetchResponse` @ 53364c5 (4.0 branch,
+    not a tag) calls for every error-free answer: a follower grants pre-votes only until its leader
+    first answers its FETCH."""
     s = _state(**{**FOLLOWING, "role": (FOLLOWER, LEADER, FOLLOWER)})
     assert _answer(_step(_with(s, _pre_vote(3, 1, 1, 1, 1)), ("HandleVoteRequest", 1)), 1).granted
     answered = _step(_with(s, (msg.FETCH_RESPONSE, 2, 1, 1, msg.OK, 0, 2, 1, 0, 0, (), ())), ("HandleFetchResponse", 1))
@@ -100,9 +102,10 @@ def test_a_follower_refuses_pre_votes_once_its_leader_answered_a_fetch():
 
 
 def test_a_prospective_stands_on_a_majority_and_goes_back_when_a_majority_refuses():
-    """`maybeTransitionForward` and `maybeHandleElectionLoss` @ 4.0.0: granted a majority, a
-    prospective is a candidate in the next epoch; refused by one voter of three it waits, by two
-    it follows the leader it knew again, in its epoch (`prospectiveTransitionAfterElectionLoss`)."""
+    """`maybeTransitionForward` and `maybeHandleElectionLoss` @ 53364c5 (4.0 branch, not a tag):
+    granted a majority, a prospective is a candidate in the next epoch; refused by one voter of
+    three it waits, by two it follows the leader it knew again, in its epoch
+    (`prospectiveTransitionAfterElectionLoss`)."""
     s = _state(**{**FOLLOWING, "role": (PROSPECTIVE, RESIGNED, FOLLOWER), "leader": (2, 2, 2), "votes": (1, 0, 0),
                   "heard": (1, 0, 0)})
     won = _step(_with(s, _vote_answer(3, 1, 1, 1)), ("HandleVoteResponse", 1))
@@ -114,9 +117,9 @@ def test_a_prospective_stands_on_a_majority_and_goes_back_when_a_majority_refuse
 
 
 def test_a_prospective_grants_a_real_vote_once_and_keeps_it_when_it_loses():
-    """`prospectiveAddVotedState` @ 4.0.0 (its count starts afresh, its connections stay) and
+    """`prospectiveAddVotedState` (its count starts afresh, its connections stay) and
     `transitionToUnattached` in the same epoch, which keeps the voted key "so that it will not
-    vote again in the same epoch"."""
+    vote again in the same epoch" (both in a copy of unknown commit)."""
     s = _state(epoch=(2, 2, 2), role=(PROSPECTIVE, CANDIDATE, CANDIDATE), voted_for=(0, 2, 3), votes=(3, 2, 4),
                heard=(3, 2, 4), log=LOGS, flushed=(1, 1, 1))
     vote = (msg.VOTE_REQUEST, 2, 1, 2, 1, 1, 0, LIVE)
@@ -135,9 +138,9 @@ def test_a_prospective_grants_a_real_vote_once_and_keeps_it_when_it_loses():
 
 @pytest.mark.parametrize("leader, voted, back", [(2, 3, FOLLOWER), (0, 1, CANDIDATE), (0, 3, VOTED), (0, 0, UNATTACHED)])
 def test_a_restarted_prospective_comes_back_as_its_quorum_state_file_says(leader, voted, back):
-    """`QuorumState.initialize` @ 4.0.0: a prospective is never written, so its file is the
-    election of the role it came from: with a leader a follower (keeping its vote), voted for
-    itself a candidate, else unattached with its vote."""
+    """`QuorumState.initialize` (in a copy of unknown commit): a prospective is never written, so
+    its file is the election of the role it came from: with a leader a follower (keeping its
+    vote), voted for itself a candidate, else unattached with its vote."""
     s = _state(epoch=(2, 2, 2), role=(PROSPECTIVE, FOLLOWER, FOLLOWER), leader=(leader, 2, 2), voted_for=(voted, 0, 0),
                votes=(1, 0, 0), heard=(1, 0, 0))
     _, after = _on_row(s)
@@ -153,9 +156,10 @@ def _on_row(s):
 
 
 def test_a_resigned_voter_leaves_for_the_next_epoch_and_an_unattached_voter_fetches():
-    """`pollResigned` @ 4.0.0 bumps the epoch for voters too (3.9 stood for election), and
-    `pollUnattachedCommon` sends an unattached voter's FETCH to a bootstrap server when it has no
-    request in flight (`findReadyBootstrapServer`); a 3.9 unattached voter never fetches."""
+    """`pollResigned` @ 53364c5 (4.0 branch, not a tag) bumps the epoch for voters too (3.9 stood
+    for election), and `pollUnattachedCommon` sends an unattached voter's FETCH to a bootstrap
+    server when it has no request in flight (`findReadyBootstrapServer`); a 3.9 unattached voter
+    never fetches."""
     s = _state(epoch=(2, 2, 2), role=(RESIGNED, UNATTACHED, UNATTACHED), leader=(1, 0, 0))
     assert all(a[1] != 1 for a, _ in _steps(s, "Timeout"))
     left = _step(s, ("ResignedTimeout", 1))
@@ -189,7 +193,7 @@ def test_the_forgotten_vote_is_refused_by_kafka_40():
     """The ablation's second vote in one epoch (n3, a prospective that forgot voting for n1,
     grants n2) is named `vote-forgotten-in-epoch`; under kafka40 the same steps replay up to that
     vote, which is refused, since a prospective that voted grants only its candidate
-    (`unattachedOrProspectiveCanGrantVote` @ 4.0.0)."""
+    (`unattachedOrProspectiveCanGrantVote`, in a copy of unknown commit)."""
     from traces.explain import explain
     from traces.store import load_trace
 

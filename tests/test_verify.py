@@ -102,8 +102,10 @@ release whose KIP fixed it."""
 
 
 def flipped(text: str) -> str:
-    """The manifest with every outcome turned round (violated <-> holds, steps dropped)."""
-    text = "\n".join(line for line in text.splitlines() if not line.startswith("steps = "))
+    """The manifest with every outcome turned round (violated <-> holds; steps, and the reasons
+    for an audit that only a trace has, dropped)."""
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.startswith(("steps = ", "not-judged = ", "allow-deviations = ")))
     return text.replace('outcome = "violated"', 'outcome = "@"').replace('outcome = "holds"', 'outcome = "violated"') \
         .replace('outcome = "@"', 'outcome = "holds"') + "\n"
 
@@ -182,6 +184,10 @@ def test_compare_reports_failures_with_their_saved_traces(tmp_path):
 BASE = '[[expect]]\nmodel = "spec"\nvariant = "hw"\nproperty = "strong-isr"\noutcome = "violated"\nsteps = 8\n\n'
 
 
+VIOLATED_FETCH = 'model = "fetch"\nproperty = "acked-survives"\noutcome = "violated"\n'
+"""The start of an entry of a model whose traces are audited (its other keys follow)."""
+
+
 @pytest.mark.parametrize("entry, says", [
     ('model = "spec"\nproperty = "weak-isr"\noutcom = "holds"\n', "unknown key 'outcom'"),
     ('model = "spec"\nvariant = "kip999"\nproperty = "weak-isr"\noutcome = "holds"\n', "unknown variant 'kip999'"),
@@ -193,7 +199,17 @@ BASE = '[[expect]]\nmodel = "spec"\nvariant = "hw"\nproperty = "strong-isr"\nout
     ('model = "fetch"\nbounds = { quorum = "majority" }\nproperty = "strong-isr"\noutcome = "holds"\n',
      "does not apply"),
     ('model = "kraft"\nvariant = "kip595"\nproperty = "no-illegal-state"\noutcome = "violated"\n'
-     'allow-deviations = ["stand"]\n', "allow-deviations applies to a model whose rule table has deviations"),
+     'allow-deviations = { stand = "why" }\n', "allow-deviations applies to a model whose rule table has deviations"),
+    (VIOLATED_FETCH + 'allow-deviations = ["offset-out-of-range"]\n',
+     "allow-deviations must be a table of rule-table rows, each with why it is allowed"),
+    (VIOLATED_FETCH + 'allow-deviations = { offset-out-of-range = " " }\n',
+     "allow-deviations row 'offset-out-of-range' must say why in words"),
+    (VIOLATED_FETCH + 'not-judged = 1\n', "not-judged must say why in words, such as"),
+    (VIOLATED_FETCH + 'not-judged = ""\n', "not-judged must say why in words, such as"),
+    (VIOLATED_FETCH.replace('"violated"', '"holds"') + 'not-judged = "why"\n',
+     "not-judged applies to outcome violated or reachable (a trace to audit), not holds"),
+    ('model = "spec"\nproperty = "weak-isr"\noutcome = "violated"\nnot-judged = "why"\n',
+     "not-judged applies to a model whose traces are audited against Kafka's code (fetch, kraft), not spec"),
 ])
 def test_a_bad_entry_is_one_line_naming_the_file_and_its_line(tmp_path, entry, says):
     manifest = tmp_path / "bad.toml"
@@ -285,3 +301,38 @@ def test_an_unwritable_junit_path_is_refused_before_the_search(tmp_path, command
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
     assert not (tmp_path / "missing").exists() and list(tmp_path.iterdir()) == []
+
+
+JUDGED_ELSEWHERE = ('[[expect]]\nmodel = "fetch"\nvariant = "{variant}"\nbounds = {{ replicas = 2, log-size = 1, '
+                    'max-records = 1, max-epoch = 1, acks = "1" }}\nproperty = "acked-survives"\noutcome = "violated"\n'
+                    'steps = 5\n{reason}')
+"""An acks=1 loss in five steps (a search of a fraction of a second), under `variant`, with `reason` for an entry."""
+
+
+@pytest.mark.parametrize("variant, reason, says", [
+    ("kip320+hw-advance=strict-min-isr", "", "its trace is not judged (rule set kip320+hw-advance=strict-min-isr "
+     "switches hw-advance=strict-min-isr, so it is no Kafka release), and the entry does not say why (not-judged)"),
+    ("kip320+hw-advance=strict-min-isr", 'not-judged = "kafka37\'s HW rule on a 2.1 broker"\n', None),
+    ("kip320", 'not-judged = "no release"\n', "not-judged says why its trace is not judged, and it is judged"),
+])
+def test_a_trace_verify_does_not_judge_fails_unless_the_entry_says_why(tmp_path, variant, reason, says):
+    manifest, report = tmp_path / "judged.toml", tmp_path / "judged.xml"
+    manifest.write_text(JUDGED_ELSEWHERE.format(variant=variant, reason=reason))
+    result = run_cli("verify", str(manifest), "--junit", str(report))
+    case = junit_counts_agree(report).find(".//testcase")
+    if says is None:
+        assert result.exit_code == 0, result.output
+        assert case.find("system-out").text.endswith("Kafka's code: not judged: kafka37's HW rule on a 2.1 broker")
+    else:
+        assert result.exit_code == 1
+        assert case.find("failure").get("message").endswith(says)
+
+
+def test_an_allowed_deviation_is_shown_with_its_reason(history):
+    _, report = history
+    notes = [case.find("system-out").text for case in junit_counts_agree(report).iter("testcase")
+             if case.find("system-out") is not None]
+    allowed = [note for note in notes if "deviation allowed" in note]
+    assert len(allowed) == 2 and all(note.endswith(
+        "Kafka's code: deviation allowed: offset-out-of-range (shown on purpose: Kafka answers this FETCH with "
+        "OFFSET_OUT_OF_RANGE)") for note in allowed)

@@ -21,12 +21,20 @@ EXIT = {AS_KAFKA: 0, DEVIATES: 1, NOT_JUDGED: 1}
 class RowStatus:
     """One row a step rests on: its key and title, its status (kind and note) for each group of
     the variant's releases that share one, and, for a step the model took before a fix and no
-    longer takes, how it was fixed."""
+    longer takes, how it was fixed and, where the fix is a choice of a rule the model still
+    offers, that rule."""
 
     row: str
     title: str
     statuses: tuple[tuple[str, tuple[str, ...], str], ...]
     fixed: str = ""
+    fixed_by_rule: str = ""
+
+    def removed_by_a_fix(self) -> bool:
+        """A fix in the model's code removed this row's step, which no rule choice takes any more
+        (a fix that is a rule's choice leaves the old step to the rule's other choice), and the
+        step is a deviation in some of the variant's releases."""
+        return bool(self.fixed) and not self.fixed_by_rule and DEVIATES in self.kinds()
 
     def kinds(self) -> set[str]:
         """The row's statuses across the variant's releases."""
@@ -36,7 +44,8 @@ class RowStatus:
 @dataclass(frozen=True)
 class StepAudit:
     """One step: its number (1-based), action, description and the rows it rests on; `replays`
-    is False for the first step the model no longer takes (and any after it)."""
+    is False for the first step the variant no longer takes and any after it (for a trace saved
+    before a fix, `traces.before_fix`, for exactly the steps it no longer takes)."""
 
     step: int
     action: tuple
@@ -46,10 +55,45 @@ class StepAudit:
 
 
 @dataclass(frozen=True)
+class BeforeFix:
+    """How the steps of a trace saved before a fix replayed (`traces.before_fix`): under which
+    rule set (the variant's own, or with rules added since it was saved at another choice), the
+    steps only that rule set takes, and the steps no rule set takes any more, each resting on a
+    row a fix removed."""
+
+    rule_set: str
+    switched_steps: tuple[int, ...]
+    removed_steps: tuple[int, ...]
+
+    def words(self) -> str:
+        """The replay in one line, for `trace audit`'s text."""
+        parts = []
+        if self.switched_steps:
+            parts.append(f"{_steps(self.switched_steps)} replay{'s' * (len(self.switched_steps) == 1)} under "
+                         f"{self.rule_set}, with the choices of rules added since it was saved")
+        if self.removed_steps:
+            parts.append(f"{_steps(self.removed_steps)} {'is' if len(self.removed_steps) == 1 else 'are'} none the "
+                         f"model takes now: a fix removed {'it' if len(self.removed_steps) == 1 else 'them'}")
+        return "; ".join(parts)
+
+    def to_json(self) -> dict:
+        """The replay as JSON data (`trace audit --json`'s `before_fix`)."""
+        return {"rule_set": self.rule_set, "switched_steps": list(self.switched_steps),
+                "removed_steps": list(self.removed_steps)}
+
+
+def _steps(numbers: tuple[int, ...]) -> str:
+    """'step 3' or 'steps 3, 7'."""
+    return f"step{'s' * (len(numbers) > 1)} {', '.join(map(str, numbers))}"
+
+
+@dataclass(frozen=True)
 class Audit:
     """A whole trace's audit: the variant and its releases, each step's rows, the releases in which
     every step is as Kafka (empty when some step rests on a deviation in all of them), the
-    deviations by row (row -> steps), and why the trace is not judged, when it is not."""
+    deviations by row (row -> steps), why the trace is not judged, when it is not, the first
+    step the variant does not take now (None when it takes them all), and, for a trace saved
+    before a fix, how its steps replayed."""
 
     model: str
     variant: str
@@ -59,11 +103,7 @@ class Audit:
     deviations: dict[str, tuple[int, ...]]
     not_judged: str | None = None
     first_unreplayed: int | None = None
-
-    def rests_on_a_fix(self) -> bool:
-        """Some step rests on a row a fix removed from the model: a trace saved before that fix,
-        whose states may differ from the model's since."""
-        return any(row.fixed and DEVIATES in row.kinds() for step in self.steps for row in step.rows)
+    before_fix: BeforeFix | None = None
 
     @property
     def verdict(self) -> str:
@@ -97,9 +137,11 @@ class Audit:
             "verdict": self.verdict, "as_kafka_in": list(self.as_kafka_in),
             "deviations": [{"row": row, "steps": list(steps)} for row, steps in self.deviations.items()],
             "abstractions": self.abstractions(), "not_judged": self.not_judged,
-            "first_unreplayed_step": self.first_unreplayed, "conclusion": self.conclusion(),
+            "first_unreplayed_step": self.first_unreplayed,
+            "before_fix": self.before_fix.to_json() if self.before_fix else None, "conclusion": self.conclusion(),
             "steps": [{"step": s.step, "action": list(s.action), "description": s.description, "replays": s.replays,
                        "rows": [{"row": r.row, "title": r.title, "fixed": r.fixed or None,
+                                "fixed_by_rule": r.fixed_by_rule or None,
                                  "statuses": [{"status": kind, "releases": list(releases), "note": note}
                                               for kind, releases, note in r.statuses]} for r in s.rows]}
                       for s in self.steps],

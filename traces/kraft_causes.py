@@ -7,8 +7,9 @@ trace says how. Three causes are recognised, each from the trace alone:
   its HW (`flushLeaderLog` updates the end offset before it flushes). Culprits: the
   acknowledgement and the crash.
 - `vote-after-lost-disk`: a voter that had held the value came back on an empty disk and, still
-  a voter under static voters, granted its vote to a candidate without the value, which won.
-  Culprits: the acknowledgement, the lost disk and the vote.
+  a voter (under static voters, or under KIP-853 formatted again with `--initial-controllers`,
+  which gives back its directory id), granted its vote to a candidate without the value, which
+  won. Culprits: the acknowledgement, the lost disk and the vote.
 - `earlier-epoch-counted`: a leader moved its HW over the value, a record of an earlier epoch,
   on a majority that had not reached the start of its own epoch (the rule `commit-rule` switched
   to `majority`, which no release does), and a candidate whose log ends in a later epoch but
@@ -24,7 +25,7 @@ trace says how. Three causes are recognised, each from the trace alone:
 - `vote-forgotten-in-epoch` (also of a `one-leader-per-epoch` counterexample): the newest epoch
   has two leaders, both elected with the vote of one voter, which forgot its first vote before
   it granted the second: on a role change within the epoch (the rule `election` switched to
-  `pre-vote-forgetful`, which no release does), or by losing its disk under static voters.
+  `pre-vote-forgetful`, which no release does), or by losing its disk as a voter that stays one.
   Culprits: both votes and the step that forgot the first (and, for a lost value, the
   acknowledgement).
 
@@ -231,9 +232,10 @@ def culprit_line(c: Culprit, page) -> str:
                 f"committed (its HW {before.hw[c.replica]}): {page.words[c.step]}.")
     if c.role == "disk-loss":
         held = f"which had held {value}" if c.record else "having voted"
+        why = ("That format gave it the directory id it had, so under KIP-853 too it was" if _relisted(page.trace, c.step)
+               else "Static voters are known by node id alone, so it was")
         return (f"At step {c.step}, {who}, {held}, came back on a new, empty disk: "
-                f"{page.words[c.step]}. Static voters are known by node id alone, so it was still a voter, with no "
-                f"log and no memory of its votes.")
+                f"{page.words[c.step]}. {why} still a voter, with no log and no memory of its votes.")
     if c.role in ("first-vote", "second-vote"):
         epoch = page.trace.states()[c.step].epoch[c.replica]
         did = f"voted again in epoch {epoch}, for" if c.role == "second-vote" else f"voted in epoch {epoch} for"
@@ -283,12 +285,11 @@ def render(d: Diagnosis, page) -> list[str]:
         lines = ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became a second leader of epoch {epoch}{without}: "
                   f"{page.words[dmg.step]}."]
                  + [culprit_line(c, page) for c in d.culprits])
-        if any(c.role == "disk-loss" for c in d.culprits):
+        lost = next((c for c in d.culprits if c.role == "disk-loss"), None)
+        if lost is not None:
             return lines + ["A voter on a new disk has no quorum-state file, so no memory of its vote, and under static "
                             "voters it is still the same voter. Pre-vote does not stop it: its empty log is as up to "
-                            "date as a new candidate's. KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by "
-                            "node id and directory id: a Vote request for its old directory is refused with "
-                            "INVALID_VOTER_KEY."]
+                            "date as a new candidate's. " + _directory_ids(_relisted(page.trace, lost.step))]
         return lines + ["A voter's vote is all that keeps two candidates of one epoch from both winning. Kafka 4.0 "
                         "keeps it through every transition within the epoch (QuorumState.transitionToProspective, "
                         "transitionToFollower and transitionToUnattached keep the voted key; transitionToFollower: "
@@ -311,7 +312,27 @@ def render(d: Diagnosis, page) -> list[str]:
                    "RemoveVoterHandler take a change only with a HW in the leader's epoch, the last VotersRecord "
                    "committed and no change pending (rule voter-change-guard, choice committed): in 3.9 the second "
                    "change waits for the first, and two sets in force always share a majority."])
+    lost = next(c for c in d.culprits if c.role == "disk-loss")
     return ([f"At step {dmg.step}, {voter(dmg.replica + 1)} became leader without {value}: {page.words[dmg.step]}."]
-            + [culprit_line(c, page) for c in d.culprits]
-            + ["KIP-853 (Kafka 3.9 on kraft.version 1) knows a voter by node id and directory id: the voter on the "
-               "new disk is an observer, and a Vote request for its old directory is refused with INVALID_VOTER_KEY."])
+            + [culprit_line(c, page) for c in d.culprits] + [_directory_ids(_relisted(page.trace, lost.step))])
+
+
+def _relisted(trace: Trace, step: int) -> bool:
+    """Whether the disk lost at `step` was formatted again with `--initial-controllers` (KIP-853,
+    `--reformat`): the controller came back under the directory id it had, the one that flag lists
+    for it."""
+    states, who = trace.states(), trace.steps[step - 1].action[1] - 1
+    return bool(states[step].directory) and states[step].directory[who] == states[step - 1].directory[who]
+
+
+def _directory_ids(relisted: bool) -> str:
+    """What KIP-853's directory ids do for a voter on a new disk, as a sentence: it depends on the
+    command that formatted the disk (`--reformat`), and `relisted` says this one was the first
+    command's `--initial-controllers` again."""
+    fresh = ("Formatted with --no-initial-controllers, as Kafka's docs format a controller joining a running "
+             "cluster, the disk gets a new directory id: the voter on it is an observer, and a Vote request for its "
+             "old directory is refused with INVALID_VOTER_KEY")
+    listed = ("formatted with the first command's --initial-controllers again, it gets the directory id that list "
+              "names for it and the bootstrap checkpoint (Formatter.doFormat): the voter key is back")
+    head = "KIP-853 (Kafka 3.9 and 4.0 on kraft.version 1) knows a voter by node id and directory id. "
+    return head + (f"But {listed}. {fresh}." if relisted else f"{fresh}; {listed} (--reformat initial-controllers).")

@@ -207,8 +207,10 @@ def manifest_suite(name: str, answered, file: str | None = None) -> ET.Element:
     """The testsuite of a `replcheck verify` run: a testcase per expectation (`answered`:
     (`checker.ci.manifest.Expectation`, the result of its search, its share of that search's
     seconds, its trace's audit or None), in manifest order), failing when the search found another
-    outcome or another shortest trace length than expected, or a trace that rests on a deviation
-    the entry does not allow; `file` and the entry's line locate it."""
+    outcome or another shortest trace length than expected, or a trace whose audit the entry does
+    not account for (a deviation it does not allow, a trace not judged that it gives no reason
+    for); a passing one says what the audit found, with the entry's reasons; `file` and the
+    entry's line locate it."""
     cases = []
     for expectation, result, seconds, audit in answered:
         from .manifest import found_text
@@ -227,6 +229,8 @@ def manifest_suite(name: str, answered, file: str | None = None) -> ET.Element:
             cases.append(testcase(cls, expectation.prop, seconds, failure=details[0], details="\n".join(details),
                                   **where))
         else:
-            cases.append(testcase(cls, expectation.prop, seconds, note=f"{found}, as expected", **where))
+            judged = expectation.audit_text(audit)
+            cases.append(testcase(cls, expectation.prop, seconds,
+                                  note=f"{found}, as expected" + (f"; Kafka's code: {judged}" if judged else ""), **where))
     return testsuite(name, cases)
 

@@ -11,14 +11,17 @@ notices when a change to a model or to the checker changes a known result.
     outcome = "violated"              # invariants: holds | violated; witnesses: reachable | unreachable
     steps = 8                         # optional, with violated or reachable: the shortest trace's length
     fires = ["ElrElection"]           # optional: actions or events the search must see happen (coverage)
-    allow-deviations = ["remote-leos-on-reelection"]  # optional: rule-table rows its trace may rest on
+    allow-deviations = { remote-leos-on-reelection = "why" }  # optional: rule-table rows its trace may rest on
+    not-judged = "why"                # optional: why its trace may be one the audit does not judge
     note = "KAFKA-1211"               # optional: free text, shown in the table
 
 The shortest trace of every violated (or reached) entry of a model with a rule table (`fetch`,
 `kraft`) is audited against Kafka's code (`replcheck trace audit`): an entry whose trace rests
-on a deviation fails, unless it names that row in `allow-deviations`, and naming a row the trace
-does not rest on fails too. Only `fetch`'s rule table has deviations, so only its entries may
-allow one.
+on a deviation fails, unless it names that row in `allow-deviations` and says why, and naming a
+row the trace does not rest on fails too. Only `fetch`'s rule table has deviations, so only its
+entries may allow one. An entry whose trace is not judged (a switched rule set, `kraft`'s `tla`,
+a majority quorum: no release) fails unless `not-judged` says why, and saying so for a trace
+that is judged fails too. The reasons are shown in the table and the JUnit report.
 
 Expectations with the same model, variant and bounds share one search, which checks all of
 their properties to the end (every shortest trace, every 'holds' proven exhaustively).
@@ -37,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from traces.store import MAX_STEPS, UnreadableFile, read_text_file
-from traces.text import QUOTED_CHARACTERS, quoted
+from traces.text import QUOTED_CHARACTERS, one_line, quoted
 
-KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "fires", "allow-deviations", "note")
+KEYS = ("model", "variant", "rules", "bounds", "property", "outcome", "steps", "fires", "allow-deviations",
+        "not-judged", "note")
 """The keys an [[expect]] entry may have."""
 REQUIRED = ("model", "property", "outcome")
 """The keys every [[expect]] entry must have."""
@@ -56,7 +60,8 @@ MAX_NESTING = 16
 first: deeper nesting makes the TOML parser recurse, and its time and memory grow with the
 square of a key's parts (a key of 20,000 parts took it 4 seconds and 1.5 GB)."""
 MAX_NOTE_CHARACTERS = 1000
-"""The longest note an entry may have."""
+"""The longest note an entry may have, and the longest reason its `not-judged` or
+`allow-deviations` may give."""
 
 _HEADER = re.compile(r"^\s*\[\[\s*expect\s*\]\]")
 _LEXEMES = re.compile("|".join([
@@ -84,7 +89,8 @@ class Expectation:
     as written (Python names) and in full (defaults filled in), the property, the expected
     outcome and shortest trace length (None: any), the actions and events that must fire in the
     search (`checker.coverage`), a note, its place among the entries (from 1) and the line of its
-    header (None when the file does not write it as [[expect]])."""
+    header (None when the file does not write it as [[expect]]), the deviations its trace may rest
+    on (row, why) and why its trace may be one the audit does not judge ("" when it may not)."""
 
     model: str
     variant: str | None
@@ -97,7 +103,8 @@ class Expectation:
     note: str = ""
     number: int = 0
     line: int | None = None
-    allow_deviations: tuple[str, ...] = ()
+    allow_deviations: tuple[tuple[str, str], ...] = ()
+    not_judged: str = ""
 
     @property
     def expected(self) -> str:
@@ -126,34 +133,41 @@ class Expectation:
                 or bool(self.silent(result)) or self.audit_problem(audit) is not None)
 
     def audit_problem(self, audit) -> str | None:
-        """What is wrong with the trace's audit against this entry, in words: it rests on a
-        deviation the entry does not allow, or the entry allows one it does not rest on. None
-        when it agrees, or when there is no audit (no trace, a model without a rule table, or a
-        rule set that is no release)."""
-        if audit is None or audit.not_judged:
+        """What is wrong with the trace's audit against this entry, in words: it is not judged and
+        the entry does not say why (`not-judged`), or it is judged and the entry says it is not; it
+        rests on a deviation the entry does not allow, or the entry allows one it does not rest on.
+        None when it agrees, or when there is no audit (no trace, or a model without a rule table)."""
+        if audit is None:
             return None
+        if audit.not_judged:
+            return None if self.not_judged else (f"its trace is not judged ({audit.not_judged}), and the entry does "
+                                                 f"not say why (not-judged)")
+        if self.not_judged:
+            return "not-judged says why its trace is not judged, and it is judged"
+        allowed = dict(self.allow_deviations)
         failing = set(audit.deviations) if not audit.as_kafka_in else set()
-        unallowed = [row for row in audit.deviations if row in failing and row not in self.allow_deviations]
+        unallowed = [row for row in audit.deviations if row in failing and row not in allowed]
         if unallowed:
             return "its trace rests on deviation " + ", ".join(
                 f"{row} at step {', '.join(map(str, audit.deviations[row]))}" for row in unallowed)
-        unused = [row for row in self.allow_deviations if row not in audit.deviations]
+        unused = [row for row in allowed if row not in audit.deviations]
         if unused:
             return f"allow-deviations names {', '.join(unused)}, which its trace does not rest on"
         return None
 
     def audit_text(self, audit) -> str:
-        """The audit as `verify`'s table shows it: 'as Kafka 2.7 to 3.4', 'deviation allowed: ...'
-        or the problem; empty when not audited."""
+        """The audit as `verify`'s table and JUnit report show it: 'as Kafka 2.7 to 3.4', 'not judged:
+        <why>', 'deviation allowed: <row> (<why>)' or the problem; empty when not audited. The
+        reasons are the entry's own words, on one line."""
         if audit is None:
             return ""
-        if audit.not_judged:
-            return "not judged (no release)"
         problem = self.audit_problem(audit)
         if problem:
             return problem
+        if audit.not_judged:
+            return f"not judged: {one_line(self.not_judged)}"
         if self.allow_deviations:
-            return f"deviation allowed: {', '.join(self.allow_deviations)}"
+            return "deviation allowed: " + "; ".join(f"{row} ({one_line(why)})" for row, why in self.allow_deviations)
         from traces.audit import spell_releases
 
         return f"as Kafka {spell_releases(audit.as_kafka_in, audit.releases)}"
@@ -319,19 +333,48 @@ def _expectation(entry: dict, number: int, line: int | None) -> Expectation:
             raise ValueError(f"steps applies to outcome {' or '.join(FOUND)} (a shortest trace), not {outcome}")
     return Expectation(kind.name, model.variant, given, dict(model.parameters()), prop.name, outcome, steps,
                        _fires(model, entry.get("fires", [])), note, number, line,
-                       _allowed(model, outcome, entry.get("allow-deviations", [])))
+                       _allowed(model, outcome, entry.get("allow-deviations", {})),
+                       _not_judged(model, outcome, entry.get("not-judged")))
 
 
-def _allowed(model, outcome: str, rows) -> tuple[str, ...]:
-    """The entry's `allow-deviations`: rule-table rows of its model (ValueError naming an unknown
-    one, an outcome with no trace to audit, or a model with no deviation to allow: one without
-    `rule_rows`, such as `spec`, or `kraft`, whose audited rows are as Kafka, abstractions or
-    missing behaviour, never a deviation)."""
-    if not isinstance(rows, list) or not all(isinstance(row, str) for row in rows):
-        raise ValueError(f"allow-deviations must be a list of rule-table rows such as [\"offset-out-of-range\"], "
-                         f"got {quoted(rows)}")
+def _reason(key: str, why) -> str:
+    """A reason an entry gives (`not-judged`, a row of `allow-deviations`): text of at most
+    MAX_NOTE_CHARACTERS that says something (ValueError otherwise)."""
+    if not isinstance(why, str) or not why.strip():
+        raise ValueError(f"{key} must say why in words, such as \"a rule set that stands for Kafka 2.0.1\", "
+                         f"got {quoted(why)}")
+    if len(why) > MAX_NOTE_CHARACTERS:
+        raise ValueError(f"{key} has {len(why):,} characters, more than the {MAX_NOTE_CHARACTERS:,} a reason may have")
+    return why
+
+
+def _not_judged(model, outcome: str, why) -> str:
+    """The entry's `not-judged` (`why`, None when it has none): why its trace may be one the
+    audit does not judge ("" for none; ValueError for no reason, an outcome with no trace to
+    audit, or a model with no rule table to audit against)."""
+    if why is None:
+        return ""
+    why = _reason("not-judged", why)
+    if not hasattr(model, "audit"):
+        raise ValueError(f"not-judged applies to a model whose traces are audited against Kafka's code (fetch, "
+                         f"kraft), not {model.name}")
+    if outcome not in FOUND:
+        raise ValueError(f"not-judged applies to outcome {' or '.join(FOUND)} (a trace to audit), not {outcome}")
+    return why
+
+
+def _allowed(model, outcome: str, rows) -> tuple[tuple[str, str], ...]:
+    """The entry's `allow-deviations`: rule-table rows of its model, each with why it is allowed
+    (ValueError naming an unknown one, a row with no reason, an outcome with no trace to audit,
+    or a model with no deviation to allow: one without `rule_rows`, such as `spec`, or `kraft`,
+    whose audited rows are as Kafka, abstractions or missing behaviour, never a deviation)."""
+    if not isinstance(rows, dict):
+        raise ValueError(f"allow-deviations must be a table of rule-table rows, each with why it is allowed, such "
+                         f"as {{ offset-out-of-range = \"KAFKA-1 needs a power loss\" }}, got {quoted(rows)}")
     if not rows:
         return ()
+    for row, why in rows.items():
+        _reason(f"allow-deviations row {quoted(row)}", why)
     if not hasattr(model, "rule_rows"):
         raise ValueError(f"allow-deviations applies to a model whose rule table has deviations from Kafka's code "
                          f"(fetch), not {model.name}: no trace of it rests on one")
@@ -342,7 +385,7 @@ def _allowed(model, outcome: str, rows) -> tuple[str, ...]:
         if row not in known:
             raise ValueError(f"allow-deviations names {quoted(row)}, no row of the rule table "
                              f"(see `replcheck trace audit` or docs/models/fetch.md)")
-    return tuple(rows)
+    return tuple(rows.items())
 
 
 def _fires(model, fires) -> tuple[str, ...]:

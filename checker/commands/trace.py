@@ -15,10 +15,10 @@ from checker.file_roles import INPUT, OUTPUT, same_place
 from checker.output_kinds import RENDERED, file_refusal
 from traces.audit import EXIT, row_words
 from traces.audit_table import audit_table
+from traces.before_fix import judge_before_fix
 from traces.explain import explain as explain_trace
 from traces.render import FORMATS, PICTURES
-from traces.store import TraceFileError, check_behaviour, load_trace
-from traces.text import quoted
+from traces.store import TraceFileError, check_behaviour, load_trace, read_json_file, trace_from_json
 from traces.table import trace_table
 from .command import ReplcheckCommand
 from .common import default_output, render_or_fail, stdout_console
@@ -97,9 +97,8 @@ def trace_audit(file, as_json):
     else:
         console = stdout_console()
         console.print(audit_table(audit))
-        if audit.first_unreplayed is not None:
-            console.print(f"step {audit.first_unreplayed} is not a step of the model as it is now: it was saved "
-                          f"before the rule it rests on was fixed", highlight=False)
+        if audit.before_fix is not None:
+            console.print(f"saved before the rule it rests on was fixed: {audit.before_fix.words()}", highlight=False)
         console.print(audit.conclusion(), highlight=False)
     raise SystemExit(EXIT[audit.verdict])
 
@@ -107,32 +106,17 @@ def trace_audit(file, as_json):
 def audited(file: Path):
     """The audit of trace `file`, read as `trace show` reads it, or TraceFileError with the one-line
     reason it is not judged. A trace the model takes now must be the counterexample `trace show`
-    accepts. One saved before a fix, whose steps the model no longer all takes, is judged only when
-    each step from the first it no longer takes is one it could take, the model's words and rules
-    read them as steps, and some step rests on a deviation that a fix removed (a fix may change
-    earlier states too)."""
-    loaded, model = load_trace(file, replay=False)
+    accepts. One it does not take is judged only as a trace saved before a fix, once every step
+    replays as one the model took then (`traces.before_fix`)."""
+    doc = read_json_file(file, "trace")
+    loaded, model = trace_from_json(doc, str(file), replay=False)
     if not hasattr(model, "audit"):
         raise TraceFileError(f"{file}: model {loaded.model} has no rule table to audit against (only fetch "
                              f"and kraft traces are judged against Kafka's code)")
-    unreplayed = loaded.first_unreplayed(model)
-    if unreplayed is None:
+    if loaded.first_unreplayed(model) is None:
         check_behaviour(loaded, model, str(file))
         return model.audit(loaded)
-    where = f"step {unreplayed} is not a step it takes" if unreplayed else "its initial state is none of the model's"
-    refusal = f"{file} is not a counterexample of its model: {where}, and"
-    for number in range(max(unreplayed, 1), len(loaded) + 1):
-        action = loaded.steps[number - 1].action
-        if not model.is_step(action):
-            raise TraceFileError(f"{refusal} step {number} ({quoted(action[0])}) is none it could take")
-    try:
-        audit = model.audit(loaded)
-    except (LookupError, AttributeError, TypeError, ValueError):  # its words and rules are written for its own steps
-        raise TraceFileError(f"{refusal} its words and rules cannot read the steps from there on as steps it took "
-                             f"before a fix") from None
-    if not audit.rests_on_a_fix():
-        raise TraceFileError(f"{refusal} it rests on no deviation that a fix removed")
-    return audit
+    return judge_before_fix(loaded, model, doc.get("rules"), str(file))
 
 
 COMMANDS = {"show": trace_show, "render": trace_render, "audit": trace_audit}

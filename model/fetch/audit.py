@@ -11,12 +11,24 @@ from __future__ import annotations
 from traces.audit import Audit, RowStatus, StepAudit, audit_of
 from traces.trace import Trace
 
+from ..rule_table import Row
 from .rule_table import BY_KEY
 from .rules import RELEASES, RULE_BOOK
 from .step_rows import step_rows
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
+
+
+def _fixing_rule(row: Row) -> str:
+    """The rule whose choice fixed `row` (its `fixed` reads "rule RULE=CHOICE", a choice the rule
+    book offers, so a trace saved before the fix replays under the rule's other choice); "" for a
+    row fixed in the model's code, or never fixed."""
+    rule, equals, choice = row.fixed.removeprefix("rule ").partition("=")
+    if not (row.fixed.startswith("rule ") and equals):
+        return ""
+    known = {r.name: r for r in RULE_BOOK.rules}
+    return rule if rule in known and choice in known[rule].choices else ""
 
 
 def _row_status(key: str, releases: tuple[str, ...]) -> RowStatus:
@@ -26,7 +38,8 @@ def _row_status(key: str, releases: tuple[str, ...]) -> RowStatus:
     for release in releases:
         status = row.status(release)
         groups.setdefault((status.kind, status.note), []).append(release)
-    return RowStatus(key, row.title, tuple((kind, tuple(rel), note) for (kind, note), rel in groups.items()), row.fixed)
+    return RowStatus(key, row.title, tuple((kind, tuple(rel), note) for (kind, note), rel in groups.items()), row.fixed,
+                     _fixing_rule(row))
 
 
 def audit_trace(trace: Trace, model) -> Audit:

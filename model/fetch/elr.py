@@ -9,8 +9,8 @@ unflushed tail) leaves the ISR and the ELR. Changing the ELR needs no new leader
 
 Elections pick, in this order: a live ISR member if the ISR is not empty; else an unfenced
 ELR member; else, when the ELR is empty too, the last known leader (the leader when the ISR
-last became empty) if it is unfenced (`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk
-needs both the target ISR and the target ELR empty).
+last became empty) if it is unfenced (`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644
+(trunk, not a tag) needs both the target ISR and the target ELR empty).
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
-"""The `fetch` model's contract with Kafka, as data: one row per rule of the protocol (where a
-follower truncates, when the HW advances, how the controller elects, ...), saying what the model
-does, which Kafka code does it (a class and method at a release tag), and, release by release,
-whether the two agree.
-
-A row's status for a release is one of:
-
-- "as Kafka": the model does what that release's code does;
-- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
-  (a trace through it is still one that release can take);
-- "deviation": that release's code does not take this step: a trace that rests on it is not
-  the release's story;
-- "missing": the release has behaviour the model lacks; no step rests on it, but a "holds"
-  there may be one the release does not have.
+"""The `fetch` model's contract with Kafka, as data (`model.rule_table`): one row per rule of the
+protocol (where a follower truncates, when the HW advances, how the controller elects, ...),
+saying what the model does, which Kafka code does it, and, release by release, whether the two
+agree.
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds; the others are
 branches of a step that `model.fetch.step_rows` recognises (a deviation or abstraction the step
 takes only in some states). docs/models/fetch.md's table and deviation list are generated from
-this module (`python -m model.fetch.rule_table`), and a test keeps them equal.
+this module (`python -m model.fetch.rule_table_docs`), and a test keeps them equal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..rule_table import ABSTRACTION, AS_KAFKA, DEVIATION, MISSING, Columns
 from .rules import RELEASES
-
-AS_KAFKA, ABSTRACTION, DEVIATION, MISSING = "as Kafka", "abstraction", "deviation", "missing"
-KINDS = (AS_KAFKA, ABSTRACTION, DEVIATION, MISSING)
-FAILING = (DEVIATION,)
-"""The statuses a step may not rest on in a release's story."""
 
 ORDER = tuple(release for releases in RELEASES.values() for release in releases)
 """Every release the fetch variants stand for, oldest first."""
@@ -36,65 +20,11 @@ ORDER = tuple(release for releases in RELEASES.values() for release in releases)
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
 
+COLUMNS = Columns(ORDER, RELEASES)
+"""A status names releases: single ones ("2.0"), ranges ("2.1-2.6"), variants (all their
+releases) or "all"."""
 
-@dataclass(frozen=True)
-class Status:
-    """A row's status for some releases, with the note that says how the model and Kafka differ
-    (or why they may: an abstraction)."""
-
-    kind: str
-    releases: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One rule of the protocol: its key (as the audit names it), title, the `--rule` switch that
-    chooses it (None when fixed), what the model does, Kafka's code for it, its status per
-    release, and the action kinds every step of which enacts it (empty for a branch that
-    `model.fetch.step_rows` recognises). A row with `fixed` (how it was fixed) is a step the model
-    took before a rule was corrected and no longer takes: the audit still names it in traces
-    saved before the fix, and the docs list it apart from the table."""
-
-    key: str
-    title: str
-    rule: str | None
-    does: str
-    sources: str
-    statuses: tuple[Status, ...]
-    steps: tuple[str, ...] = ()
-    fixed: str = ""
-
-    def status(self, release: str) -> Status:
-        """The row's status under `release` (one of `ORDER`)."""
-        return next(status for status in self.statuses if release in status.releases)
-
-
-def releases_of(spec: str) -> tuple[str, ...]:
-    """The releases a status names, oldest first: space-separated variant names (all their
-    releases), single releases ("2.0") and ranges ("2.1-2.6"), or "all"."""
-    chosen: set[str] = set()
-    for word in spec.split():
-        if word == "all":
-            chosen.update(ORDER)
-        elif word in RELEASES:
-            chosen.update(RELEASES[word])
-        elif "-" in word:
-            first, last = word.split("-")
-            chosen.update(ORDER[ORDER.index(first):ORDER.index(last) + 1])
-        else:
-            chosen.add(ORDER[ORDER.index(word)])
-    return tuple(release for release in ORDER if release in chosen)
-
-
-def _row(key, title, rule, does, sources, *statuses, steps=(), fixed=""):
-    """A row from statuses written (kind, releases spec, note); the statuses must cover every
-    release once."""
-    made = tuple(Status(kind, releases_of(spec), note) for kind, spec, note in statuses)
-    covered = [release for status in made for release in status.releases]
-    assert sorted(covered, key=ORDER.index) == list(ORDER), (key, covered)
-    assert all(status.kind in KINDS for status in made), key
-    return Row(key, title, rule, does, sources, made, tuple(steps), fixed)
+_row = COLUMNS.row
 
 
 ROWS = (
@@ -238,11 +168,19 @@ ROWS = (
           "the ISR, on that FETCH's offset"),
          fixed="`LeaderShrinkIsr` marks the dropped follower's LEO (`isr.may_join`)"),
     _row("expand-dead-broker", "ISR expansion with a broker the controller counts dead", None,
-         "the ZooKeeper controller accepts an ISR that holds a broker it has seen die",
-         "`KafkaController.tryProcessAlterPartition` @ 3.3.0, 3.4.0 (`isr -- liveBrokerIds`, KIP-841)",
-         (AS_KAFKA, "0.10-3.2 kip903 kafka37 kip966", "before 3.3 the ZooKeeper controller writes it; KRaft refuses "
-          "a fenced broker, as the model does"),
-         (DEVIATION, "3.3-3.4", "the ZooKeeper controller of 3.3 and 3.4 refuses it with INELIGIBLE_REPLICA")),
+         "up to `kip320` a leader adds to the ISR a follower the controller counts dead (crashed or fenced, not "
+         "registered again), on a LEO that follower's FETCH reported, and the write is accepted; from `kip903` a "
+         "fenced broker is refused",
+         "`Partition.maybeExpandIsr`, `Partition.updateIsr` @ 0.10.2.0, 2.1.0 (the leader writes ZooKeeper, no "
+         "liveness check); `KafkaController.processAlterIsr` @ 2.7.0, 3.1.0; `KafkaController.processAlterPartition` "
+         "@ 3.2.0 (only the sender's broker epoch and the leader epoch are checked); "
+         "`KafkaController.tryProcessAlterPartition` @ 3.3.0, 3.4.0 (`isr -- liveBrokerIds`, KIP-841); "
+         "`Partition.isReplicaIsrEligible` @ 3.3.0, 3.4.0 (ZooKeeper mode: `hasAliveBroker`)",
+         (AS_KAFKA, "0.10-3.2 kip903 kafka37 kip966", "0.10 to 2.6: the leader writes the ISR to ZooKeeper with no "
+          "check of the follower's liveness; 2.7 to 3.2: the controller commits the AlterIsr (AlterPartition from "
+          "3.2) without one; from 3.5 KRaft refuses a fenced broker, as the model does"),
+         (DEVIATION, "3.3-3.4", "the ZooKeeper controller of 3.3 and 3.4 refuses an ISR that holds a broker it counts "
+          "dead (INELIGIBLE_REPLICA, KIP-841), and a leader whose metadata names the broker dead does not ask")),
     _row("broker-epoch-at-registration", "when a broker's epoch changes", "broker-epochs",
          "from `kip903`: when a broker registers again (`ControllerNoticeRestart`) it has a new broker epoch, and "
          "every leader's remote LEO of it from before counts no more for an expansion; between its crash and the "
@@ -304,12 +242,18 @@ ROWS = (
           "ran replaces the old one with no partition change: the broker leads again in the same epoch")),
     _row("leader-epoch-bump", "leader-epoch bumps", "leader-epoch-bump",
          "`hw` to `kip320`: every controller write is a new leader epoch; a leader's own ISR change keeps its epoch. "
-         "`kip903`: also every ISR shrink, the leader's own included, with the same leader. `kafka37`, `kip966`: a "
-         "new leader epoch only when the leader changes; an ISR or ELR change alone keeps it",
+         "`kip903`: also every ISR shrink, the leader's own included, with the same leader (KRaft below metadata "
+         "version 3.6-IV0). `kafka37`, `kip966`: a new leader epoch only when the leader changes; an ISR or ELR "
+         "change alone keeps it",
          "`LeaderAndIsr.newLeaderAndIsr` @ 2.1.0; `KafkaController.processAlterPartition` @ 3.4.0; "
          "`PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded` @ 3.5.0, 3.6.0, 3.7.0 (KAFKA-15021); "
+         "`MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink` @ 3.6.0 (below 3.6-IV0); "
+         "`StorageTool.getMetadataVersion` @ 3.6.0 (formats at `MetadataVersion.latest`, 3.6-IV2); "
          "`Partition.handleAlterPartitionUpdate` @ 3.5.0",
-         (AS_KAFKA, "hw kip101 kip279 kip320 kip903", "ZooKeeper, then KRaft at metadata version 3.5"),
+         (AS_KAFKA, "hw kip101 kip279 kip320 kip903", "ZooKeeper, then KRaft at metadata version 3.5: `kip903` stands "
+          "for 3.6 only on a cluster still below metadata version 3.6-IV0 (one upgraded from 3.5 and not yet "
+          "finalized); 3.6.0 formats a new cluster at 3.6-IV2, where a shrink keeps the leader epoch, as in "
+          "`kafka37`"),
          (ABSTRACTION, "kafka37 kip966", "a same-epoch ISR change reaches the leader at once, where KRaft's brokers "
           "apply it a little later (the leader's larger ISR in between only holds its HW back)"),
          steps=("LeaderShrinkIsr", "ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker",
@@ -319,20 +263,21 @@ ROWS = (
          "with the ELR empty too, the last known leader if unfenced",
          "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `Election.leaderForOffline` @ 3.4.0; "
          "`PartitionChangeBuilder.electAnyLeader` @ 3.4.0; `PartitionChangeBuilder.electLeader`, "
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk; KIP-966",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag); KIP-966",
          (ABSTRACTION, "all", "Kafka takes the first in assignment order, which differs per partition; a free "
           "choice covers every order and keeps symmetry reduction sound"),
          steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")),
     _row("last-known-leader-with-elr", "last known leader while the ELR is not empty", "elr",
          "`kip966` elected the last known leader when the ISR was empty and no ELR member was unfenced; now only "
          "when the ELR is empty too",
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (`targetElr.isEmpty() && targetIsr.isEmpty()`)",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag: `targetElr.isEmpty() && "
+         "targetIsr.isEmpty()`)",
          (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
          (DEVIATION, "kip966", "Kafka elects the last known leader only when the ELR is empty too"),
          fixed="`elr.elr_candidates` needs the ELR empty"),
     _row("last-known-leader-fenced", "a fenced last known leader", "elr",
          "the last known leader is elected only while it is unfenced",
-         "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk (the check only logs)",
+         "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag: the check only logs)",
          (AS_KAFKA, "hw kip101 kip279 kip320 kip903 kafka37", "no ELR"),
          (MISSING, "kip966", "trunk of October 2024 elects it even when fenced, which only leaves the partition "
           "without a working leader until the broker registers")),
@@ -345,15 +290,16 @@ ROWS = (
     _row("elr-upkeep", "ELR upkeep", "elr",
          "`kip966`: when the controller's ISR changes and is below min.insync.replicas: ELR = (ELR + old ISR) - new "
          "ISR - unclean registrants; emptied once the ISR reaches min.insync.replicas; no new epoch for an ELR change",
-         "`PartitionChangeBuilder.maybePopulateTargetElr` @ trunk; `ReplicationControlManager.isElrEnabled` @ trunk; "
-         "KIP-966",
+         "`PartitionChangeBuilder.maybePopulateTargetElr`, `ReplicationControlManager.isElrEnabled` @ 1eb7644 (trunk, "
+         "not a tag); KIP-966",
          (AS_KAFKA, "all", "3.7 to 3.9 ship ELR only at unstable metadata versions, as `kafka37` assumes")),
     _row("shutdown-registration", "clean/unclean shutdown and registration", "elr",
          "`kip966`: `Crash` is unclean, `CleanShutdown` flushes, checkpoints and stops; a broker is fenced until it "
          "registers, and after an unclean stop it leaves the ISR and the ELR then. Other variants: how a broker "
          "stopped is never read",
          "`ClusterControlManager.registerBroker` @ 3.7.0 (test only logged), @ 3.8.0 (previous broker epoch against "
-         "the registered one, then `ReplicationControlManager.handleBrokerUncleanShutdown`), @ trunk; KAFKA-18635",
+         "the registered one, then `ReplicationControlManager.handleBrokerUncleanShutdown`), @ 1eb7644 (trunk, not a "
+         "tag: a new incarnation id); KAFKA-18635",
          (AS_KAFKA, "all", "`kip966` as 4.0, which restored 3.8's test (KAFKA-18635)"),
          steps=("CleanShutdown",)),
     _row("fencing", "fencing of a live broker", None,
@@ -378,7 +324,7 @@ ROWS = (
          "a crash keeps the flushed records (all of them with `--flush sync`), their cache entries and the HW "
          "checkpoint; HW = min(checkpoint, LEO); nothing in memory survives",
          "`LogManager.loadLogs`, `Log.recoverLog`, `Partition.getOrCreateReplica` @ 0.10.2.0; "
-         "`LeaderEpochFileCache.assign` @ 0.11.0.0; `LogLoader.recoverLog` @ trunk",
+         "`LeaderEpochFileCache.assign` @ 0.11.0.0; `LogLoader.recoverLog` @ 1eb7644 (trunk, not a tag)",
          (ABSTRACTION, "all", "HW and cache as Kafka; the unflushed tail is lost whole, where Kafka's recovery may "
           "keep part of it"),
          steps=("Crash", "Restart", "CheckpointHw", "Flush")),

@@ -47,7 +47,7 @@ BROKER_EPOCHS = Rule("broker-epochs", "whether an ISR expansion checks the follo
     "on": "once the follower registered again, only a FETCH of its new incarnation adds it to the ISR (KIP-903)"})
 LEADER_EPOCH_BUMP = Rule("leader-epoch-bump", "which controller changes start a new leader epoch", {
     "controller-change": "every change the controller writes (the leader's own ISR changes keep the epoch)",
-    "isr-shrink": "every change, and every ISR shrink, the leader's own included (KRaft before MV 3.6)",
+    "isr-shrink": "every change, and every ISR shrink, the leader's own included (KRaft below MV 3.6-IV0)",
     "leader-change": "only a change of leader; an ISR or ELR change keeps it (KRaft from MV 3.6, KAFKA-15021)"})
 HW_ADVANCE = Rule("hw-advance", "when a leader may advance its HW", {
     "plain": "whenever every ISR member holds the records",
@@ -85,8 +85,9 @@ VARIANTS = {
     "kip320": FetchVariant("2.1 to 3.4", "ZooKeeper", "KIP-279 plus the current leader epoch in every fetch (KIP-320); "
                            "a bounced broker is failed first (2.2)", {"epoch-cache": "become-leader", "fetch-fencing": "on",
                                                       "bounce": "failed-first", "isr-expansion": "alter-partition"}),
-    "kip903": FetchVariant("3.5, 3.6", "KRaft", "kip320 plus broker epochs (KIP-903); every ISR shrink is a new leader "
-                           "epoch", {"broker-epochs": "on", "leader-epoch-bump": "isr-shrink"}),
+    "kip903": FetchVariant("3.5, 3.6", "KRaft", "kip320 plus broker epochs (KIP-903); an ISR shrink bumps the leader "
+                           "epoch (MV below 3.6-IV0, not 3.6's default)",
+                           {"broker-epochs": "on", "leader-epoch-bump": "isr-shrink"}),
     "kafka37": FetchVariant("3.7 to 3.9", "KRaft", "kip903 plus no HW advance below min.insync.replicas "
                             "(KAFKA-15583)", {"leader-epoch-bump": "leader-change", "hw-advance": "strict-min-isr"}),
     "kip966": FetchVariant("4.0, 4.1", "KRaft", "kafka37 plus eligible leader replicas and the clean-shutdown marker "

@@ -15,7 +15,7 @@ from checker.kernel.steps import ARG_LIMIT
 
 from ..params import ModelError
 from . import json_state, voter_sets, words
-from .bounds import KRaftBounds
+from .bounds import LISTED, KRaftBounds
 from .kafka import codec as kafka_codec, guards as kafka_guards, kinds as kafka_kinds
 from .kafka.layout import kafka_layout
 from .kafka.successors import max_successors as kafka_max_successors
@@ -50,7 +50,9 @@ class KRaftModel:
         if not self.faithful and bounds.max_disk_losses:
             raise ModelError("--max-disk-losses needs a faithful variant (kip595 to kafka40): the TLA+ specification "
                              "has no lost disk")
-        _check_voter_changes(self.faithful and self.rules["voter-key"] == "directory", bounds)
+        dynamic = self.faithful and self.rules["voter-key"] == "directory"
+        _check_voter_changes(dynamic, bounds)
+        _check_reformat(dynamic, bounds)
         self.kernel = self._faithful_kernel(rule_set) if self.faithful else self._tla_kernel()
 
     def _tla_kernel(self) -> Kernel:
@@ -69,7 +71,8 @@ class KRaftModel:
         b, rules = self.bounds, rules_of(rule_set)
         lay = kafka_layout(b.replicas, b.max_records, b.max_elections, b.max_restarts, b.max_disk_losses,
                            rules.periodic_begin_quorum, rules.directory_ids, rules.commit_past_epoch_start,
-                           rules.guarded_voter_changes, b.spares, b.max_voter_changes, rules.pre_vote, rules.keeps_vote)
+                           rules.guarded_voter_changes, b.spares, b.max_voter_changes, rules.pre_vote, rules.keeps_vote,
+                           reformat_listed=b.reformat == LISTED)
         self._layout = lay
         return Kernel("model.kraft.kafka.kernel", lay, kafka_kinds.ACTION_KINDS, kafka_kinds.ARITIES,
                       kafka_max_successors(lay), lambda state: kafka_codec.encode(state, lay),
@@ -162,6 +165,20 @@ def _check_voter_changes(dynamic: bool, bounds: KRaftBounds) -> None:
     if bounds.max_voter_changes and bounds.max_disk_losses > voter_sets.max_directory(bounds.replicas):
         raise ModelError(f"with voter changes, {bounds.replicas} controllers allow at most "
                          f"--max-disk-losses {voter_sets.max_directory(bounds.replicas)} (a voter set is one int8 slot)")
+
+
+def _check_reformat(dynamic: bool, bounds: KRaftBounds) -> None:
+    """Refuse `--reformat initial-controllers` where it formats nothing different: a static
+    quorum's disk is formatted without --initial-controllers (kraft.version 0), and without
+    --max-disk-losses no disk is lost."""
+    if bounds.reformat != LISTED:
+        return
+    if not dynamic:
+        raise ModelError("--reformat initial-controllers needs dynamic voters (variant kip853 or kafka40, rule "
+                         "voter-key=directory): a static quorum is formatted without --initial-controllers")
+    if not bounds.max_disk_losses:
+        raise ModelError("--reformat initial-controllers needs --max-disk-losses: without a lost disk nothing is "
+                         "formatted again")
 
 
 def _property_names() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -1,86 +1,40 @@
-"""The faithful `kraft` variants' contract with Kafka, as data: one row per rule of KRaft's
-replication (how a voter stands, grants a vote, leads, replicates, counts its HW, restarts),
-saying what the model does, which Kafka code does it (a class and method at a release tag), and,
-variant by variant, whether the two agree:
-
-- "as Kafka": the model does what the variant's releases do;
-- "abstraction": the model merges or leaves out behaviours on purpose, and the note says why
-  (a trace through it is still one those releases can take);
-- "deviation": those releases do not take this step: a trace that rests on it is not their
-  story (the model takes none, or, with `fixed`, took it before a fix);
-- "missing": the releases have behaviour the model lacks; no step rests on it, but a "holds"
-  may be one that those releases do not have.
+"""The faithful `kraft` variants' contract with Kafka, as data (`model.rule_table`): one row per
+rule of KRaft's replication (how a voter stands, grants a vote, leads, replicates, counts its HW,
+restarts), saying what the model does, which Kafka code does it, and, variant by variant (each
+for all the releases it stands for), whether the two agree.
 
 Rows whose `steps` name action kinds are enacted by every step of those kinds; the others are
 branches of a step, the path it takes through Kafka's method, that `model.kraft.step_rows`
-recognises from the states before and after it. The table in
-docs/models/kraft.md is generated from this module (`python -m model.kraft.rule_table_docs`),
-and a test keeps them equal. The tags read are 3.8.0 (`kip595`), 3.9.0-rc3 (`kafka39`,
-`kip853`; the latest 3.9.0 release candidate in the copy of Kafka's repository read) and 4.0.0
-(`kafka40`; commit 53364c5). At 4.0.0, `KafkaRaftClient`, `ProspectiveState` and `ResignedState`
-were read at the tag's commit; `QuorumState`, `UnattachedState`, `CandidateState` and
-`FollowerState` in later versions whose methods match every call 4.0.0's `KafkaRaftClient` makes
-(the rows' notes say so where it matters).
+recognises from the states before and after it. A "deviation" is a step no release of the
+variant takes: the model takes none, and a row with `fixed` names one it took before a fix.
+The table in docs/models/kraft.md is generated from this module (`python -m
+model.kraft.rule_table_docs`), and a test keeps them equal.
+
+Where each was read (`model.citations`): `kip595` at the tag 3.8.0; `kafka39` and `kip853` at
+3.9.0-rc3, the last 3.9.0 release candidate in the clone read (the raft module is 3.9.0's). No
+4.0.0 tag was read: `kafka40`'s `KafkaRaftClient`, `ProspectiveState` and `ResignedState` were
+read at commit 53364c5 of the 4.0 branch, whose gradle.properties says 4.0.0; `FollowerState` at
+trunk e6d2421 (December 2024, before `ProspectiveState` was added, so not yet keeping a vote);
+`QuorumState` and `CandidateState` in copies of unknown commit that have every method (and
+constructor) 53364c5's `KafkaRaftClient` and `ProspectiveState` call on them, which the sources
+say as "in a copy of unknown commit".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..rule_table import ABSTRACTION, AS_KAFKA, DEVIATION, MISSING, Columns
 from .rules import VARIANTS
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
 
-AS_KAFKA, ABSTRACTION, DEVIATION, MISSING = "as Kafka", "abstraction", "deviation", "missing"
-KINDS = (AS_KAFKA, ABSTRACTION, DEVIATION, MISSING)
 FAITHFUL = tuple(VARIANTS)
 """The variants a row judges, oldest first."""
 
-RAFT = "raft/src/main/java/org/apache/kafka/raft"
-"""Where the classes below live in Kafka's repository (`KafkaMetadataLog` is in core)."""
+COLUMNS = Columns(FAITHFUL, {})
+"""A status names faithful variants, separated by spaces, or "all"."""
 
-
-@dataclass(frozen=True)
-class Status:
-    """A row's status for some variants, with the note that says how the model and Kafka
-    differ, or why they may."""
-
-    kind: str
-    variants: tuple[str, ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One rule of KRaft: its key, title, the `--rule` switch that chooses it (None when fixed),
-    what the model does, Kafka's code for it, its status per variant, and the action kinds every
-    step of which enacts it (empty for a branch that `model.kraft.step_rows` recognises). A row
-    with `fixed` (how it was fixed) is a step the model took before a fix and no longer takes:
-    the audit still names it in traces saved before the fix."""
-
-    key: str
-    title: str
-    rule: str | None
-    does: str
-    sources: str
-    statuses: tuple[Status, ...]
-    steps: tuple[str, ...] = ()
-    fixed: str = ""
-
-    def status(self, variant: str) -> Status:
-        """The row's status under a faithful variant (its preset's name)."""
-        return next(status for status in self.statuses if variant in status.variants)
-
-
-def _row(key, title, rule, does, sources, *statuses, steps=(), fixed=""):
-    """A row from statuses written (kind, variants separated by spaces or "all", note); they
-    must cover every faithful variant once."""
-    made = tuple(Status(kind, FAITHFUL if spec == "all" else tuple(spec.split()), note) for kind, spec, note in statuses)
-    covered = sorted(v for status in made for v in status.variants)
-    assert covered == sorted(FAITHFUL), (key, covered)
-    assert all(status.kind in KINDS for status in made), key
-    return Row(key, title, rule, does, sources, made, tuple(steps), fixed)
+_row = COLUMNS.row
 
 
 NO_PRE_VOTE = (DEVIATION, "kip595 kafka39 kip853", "3.x has no pre-vote: its variants never send one")
@@ -97,8 +51,8 @@ ROWS = (
          "`KafkaRaftClient.pollResigned`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3; "
          "`KafkaRaftClient.pollVoted` @ 3.8.0; `KafkaRaftClient.pollUnattachedAsVoter`, "
          "`KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.pollCandidate`, `KafkaRaftClient.pollResigned`, "
-         "`KafkaRaftClient.transitionToProspective`, `KafkaRaftClient.onBecomeProspective`, "
-         "`QuorumState.transitionToProspective`, `QuorumState.transitionToCandidate` @ 4.0.0",
+         "`KafkaRaftClient.transitionToProspective`, `KafkaRaftClient.onBecomeProspective` @ 53364c5 (4.0 branch, not a tag); "
+         "`QuorumState.transitionToProspective`, `QuorumState.transitionToCandidate` in a copy of unknown commit",
          (ABSTRACTION, "kip595 kafka39 kip853", "no clocks: any of them may time out at any moment, which covers every "
           "setting of the election and fetch timeouts; a candidate's backoff and its next candidacy are one step"),
          (ABSTRACTION, "kafka40 kafka40-static", "no clocks, as before; a candidate's backoff and its next pre-vote round are one "
@@ -110,7 +64,7 @@ ROWS = (
          "its epoch, to following the leader it knows if its voter set names it, else to unattached, keeping its vote",
          "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeHandleElectionLoss`, "
          "`KafkaRaftClient.pollProspective`, `KafkaRaftClient.prospectiveTransitionAfterElectionLoss`, "
-         "`ProspectiveState.election` @ 4.0.0",
+         "`ProspectiveState.election` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "kip595 kafka39 kip853", "no pre-vote: 3.x stands at once"),
          (ABSTRACTION, "kafka40 kafka40-static", "the election timer may run out at any moment; the fallback for a voter without "
           "Vote v2 (UNSUPPORTED_VERSION: stand at once) is left out, every controller runs 4.0"),
@@ -119,7 +73,8 @@ ROWS = (
          "a candidate's poll sends a Vote request, with its last epoch and LEO, to every voter it has no answer from "
          "and no request in flight to, as long as a majority has not refused it; a prospective's sends a pre-vote "
          "request (a Vote request with PreVote set) in its own epoch",
-         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3, 4.0.0",
+         "`KafkaRaftClient.maybeSendVoteRequests`, `KafkaRaftClient.buildVoteRequest` @ 3.8.0, 3.9.0-rc3, 53364c5 (4.0 "
+         "branch, not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("SendVoteRequests",)),
     _row("grant-vote", "granting a vote", None,
@@ -130,10 +85,10 @@ ROWS = (
          "`KafkaRaftClient.handleVoteRequest`, `QuorumState.canGrantVote`, `UnattachedState.canGrantVote`, "
          "`VotedState.canGrantVote` (3.8), `QuorumState.transitionToVoted` @ 3.8.0; "
          "`QuorumState.transitionToUnattachedVotedState` @ 3.9.0-rc3; `KafkaRaftClient.handleVoteRequest`, "
-         "`QuorumState.canGrantVote`, `QuorumState.unattachedOrProspectiveCanGrantVote`, "
-         "`QuorumState.unattachedAddVotedState`, `QuorumState.prospectiveAddVotedState`, "
-         "`ProspectiveState.canGrantVote`, `ResignedState.canGrantVote`, `CandidateState.canGrantVote`, "
-         "`FollowerState.canGrantVote` @ 4.0.0",
+         "`ProspectiveState.canGrantVote`, `ResignedState.canGrantVote` @ 53364c5 (4.0 branch, not a tag); `FollowerState.canGrantVote` "
+         "@ e6d2421 (trunk of December 2024, before ProspectiveState, not a tag); `QuorumState.canGrantVote`, "
+         "`QuorumState.unattachedOrProspectiveCanGrantVote`, `QuorumState.unattachedAddVotedState`, "
+         "`QuorumState.prospectiveAddVotedState`, `CandidateState.canGrantVote` in a copy of unknown commit",
          (AS_KAFKA, "kip595 kafka39 kip853", "3.9 keeps a vote as an unattached state with a voted key, which the "
           "model names voted"),
          (AS_KAFKA, "kafka40 kafka40-static", "a pre-vote is granted by any role but a leader if the log is up to date, by a follower "
@@ -167,21 +122,20 @@ ROWS = (
          "a pre-vote (4.0), in the prospective's own epoch, is granted when its log is at least as up to date, by any "
          "role but a leader, and by a follower only before its leader first answered its FETCH; nothing is written",
          "`FollowerState.canGrantVote`, `CandidateState.canGrantVote`, `ResignedState.canGrantVote`, "
-         "`UnattachedState.canGrantVote`, `KafkaRaftClient.handleVoteRequest` at commit e6d2421 (a trunk of "
-         "December 2024 with pre-vote, not a tag)",
+         "`UnattachedState.canGrantVote`, `KafkaRaftClient.handleVoteRequest` @ e6d2421 (trunk, not a tag)",
          NO_PRE_VOTE, (AS_KAFKA, "kafka40 kafka40-static", "")),
     _row("pre-vote-refused", "a pre-vote refused", None,
          "a pre-vote is refused by a leader, by a follower whose leader has answered its FETCH, or for a log less up "
          "to date than the voter's",
-         "`LeaderState.canGrantVote`, `FollowerState.canGrantVote`, `UnattachedState.canGrantVote` at commit e6d2421 "
-         "(a trunk of December 2024 with pre-vote, not a tag)",
+         "`LeaderState.canGrantVote`, `FollowerState.canGrantVote`, `UnattachedState.canGrantVote` @ e6d2421 (trunk, "
+         "not a tag)",
          NO_PRE_VOTE, (AS_KAFKA, "kafka40 kafka40-static", "")),
     _row("pre-vote-granted-after-fetch", "a pre-vote granted by a follower that has fetched", None,
          "a follower whose leader answered its FETCH (`hasFetchedFromLeader`) granted a pre-vote: Kafka refuses it, "
          "so that a voter in touch with a working leader does not help another stand; the model never takes this "
          "step",
          "`FollowerState.canGrantVote`, `FollowerState.resetFetchTimeoutForSuccessfulFetch`, "
-         "`KafkaRaftClient.handleFetchResponse` at commit e6d2421 (a trunk of December 2024 with pre-vote, not a tag)",
+         "`KafkaRaftClient.handleFetchResponse` @ e6d2421 (trunk, not a tag)",
          NO_PRE_VOTE, (DEVIATION, "kafka40 kafka40-static", "4.0's follower refuses a pre-vote once its leader answered a "
                        "FETCH")),
     _row("vote-unlike-kafka", "a Vote answer Kafka does not give", None,
@@ -196,7 +150,7 @@ ROWS = (
          "`KafkaRaftClient.handleVoteResponse`, `KafkaRaftClient.maybeTransitionToLeader`, "
          "`KafkaRaftClient.onBecomeLeader`, `QuorumState.transitionToLeader` @ 3.8.0, 3.9.0-rc3; "
          "`KafkaRaftClient.maybeTransitionForward`, `KafkaRaftClient.maybeHandleElectionLoss`, "
-         "`KafkaRaftClient.onBecomeLeader` @ 4.0.0",
+         "`KafkaRaftClient.onBecomeLeader` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("HandleVoteResponse",)),
     _row("leader-change-record", "the epoch's first record", None,
@@ -241,7 +195,7 @@ ROWS = (
          "`LeaderEpochFileCache.endOffsetFor` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.pollUnattachedAsObserver`, "
          "`KafkaRaftClient.pollFollowerAsObserver`, `KafkaRaftClient.maybeSendAnyVoterFetch`, "
          "`RequestManager.findReadyBootstrapServer` @ 3.9.0-rc3; `KafkaRaftClient.pollUnattachedCommon`, "
-         "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 4.0.0",
+         "`KafkaRaftClient.maybeSendFetchToAnyBootstrap`, `KafkaRaftClient.handleFetchRequest` @ 53364c5 (4.0 branch, not a tag)",
          (ABSTRACTION, "all", "every record fits in one answer (Kafka's is up to 8 MiB); no "
           "snapshots; an observer that follows a leader fetches only from it (Kafka turns to its bootstrap servers "
           "after a fetch timeout)"),
@@ -310,7 +264,7 @@ ROWS = (
          "append) and may crash, nothing else: any other FETCH is handled at a later poll, after the flush",
          "`KafkaRaftClient.appendBatch`, `KafkaRaftClient.flushLeaderLog` (\"We update the end offset before flushing so that "
          "parked fetches can return sooner\"), `KafkaRaftClient.poll` (the state's poll, then the next message) @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3, 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "all", "one client value per append; Kafka drains a batch"),
          steps=("ClientAppend", "AppendLeaderChange", "Flush")),
     _row("follower-append", "a follower's append", None,
@@ -321,7 +275,8 @@ ROWS = (
          "`KafkaRaftClient.handleFetchResponse`, `KafkaRaftClient.appendAsFollower`, "
          "`KafkaRaftClient.updateFollowerHighWatermark`, "
          "`FollowerState.updateHighWatermark`, `ReplicatedLog.truncateToEndOffset` @ 3.8.0, 3.9.0-rc3; "
-         "`KafkaRaftClient.handleFetchResponse`, `FollowerState.resetFetchTimeoutForSuccessfulFetch` @ 4.0.0",
+         "`KafkaRaftClient.handleFetchResponse` @ 53364c5 (4.0 branch, not a tag); `FollowerState.resetFetchTimeoutForSuccessfulFetch` @ "
+         "e6d2421 (trunk of December 2024, before ProspectiveState, not a tag)",
          (ABSTRACTION, "all", "append and flush are one step: a crash between them loses only records the follower "
           "had not acknowledged"),
          steps=("HandleFetchResponse",)),
@@ -338,7 +293,9 @@ ROWS = (
          "in its own epoch makes it a follower; two leaders of one epoch throw",
          "`KafkaRaftClient.maybeHandleCommonResponse`, `KafkaRaftClient.maybeTransition`, "
          "`KafkaRaftClient.hasConsistentLeader`, "
-         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3, 4.0.0",
+         "`QuorumState.transitionToFollower` @ 3.8.0, 3.9.0-rc3; `KafkaRaftClient.maybeHandleCommonResponse`, "
+         "`KafkaRaftClient.maybeTransition`, `KafkaRaftClient.hasConsistentLeader` @ 53364c5 (4.0 branch, not a tag); "
+         "`QuorumState.transitionToFollower` in a copy of unknown commit",
          (AS_KAFKA, "all", "from 4.0 a voter that becomes a follower in its epoch keeps its vote"),
          steps=("HandleVoteResponse", "HandleBeginQuorumEpochResponse", "HandleFetchResponse")),
     _row("connections", "requests and answers", None,
@@ -346,7 +303,8 @@ ROWS = (
          "connections, so the answers to its earlier requests are dropped; granting a vote does not; a request in "
          "flight still arrives",
          "`KafkaRaftClient.resetConnections` (on every transition), `RequestManager.isResponseExpected` @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3; `KafkaRaftClient.resetConnections`, `KafkaRaftClient.handleInboundMessage` "
+         "(`isResponseExpected`) @ 53364c5 (4.0 branch, not a tag)",
          (ABSTRACTION, "all", "nothing is lost in flight and requests do not time out: a request not answered yet "
           "is one not handled yet"),
          steps=("SendVoteRequests", "SendBeginQuorumEpoch", "SendFetch", "HandleVoteRequest", "HandleVoteResponse",
@@ -359,18 +317,27 @@ ROWS = (
          "its voter set no longer has that leader), keeping its vote from 4.0, a voter voted, unattached in the "
          "log's last epoch if the file's is older; a prospective's file is that of the role it came from",
          "`QuorumState.initialize`, `FileQuorumStateStore.writeElectionState` (fsync, atomic rename) @ 3.8.0, "
-         "3.9.0-rc3, 4.0.0",
+         "3.9.0-rc3; `QuorumState.initialize` in a copy of unknown commit",
          (AS_KAFKA, "all", "a resigned voter does not send EndQuorumEpoch (it only speeds up the next election)"),
          steps=("Restart",)),
     _row("lost-disk", "a voter on a new disk", "voter-key",
          "`id`: the voter comes back unattached in epoch 0 with an empty log and is the same voter, so it may vote "
-         "again in an epoch where it voted; `directory`: it comes back with a new directory id, an observer: it "
-         "never stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count (a "
-         "FETCH counts for the replica key it carries: one sent before the disk was lost still counts)",
+         "again in an epoch where it voted; `directory`: its directory id is the one `kafka-storage format` gives "
+         "the new disk (`--reformat`): with `--no-initial-controllers` (the default, as Kafka's docs format a "
+         "controller joining a running cluster) a new one and no bootstrap checkpoint, an observer: it never "
+         "stands, requests for its old key are refused INVALID_VOTER_KEY, its fetches do not count (a FETCH counts "
+         "for the replica key it carries: one sent before the disk was lost still counts); with "
+         "`--initial-controllers`, the first format command again, a bootstrap voter gets the directory id that "
+         "list names for it and the bootstrap checkpoint, and is the same voter, as under `id` (a spare, first "
+         "formatted with `--no-initial-controllers`, gets a new id either way)",
          "`QuorumState.initialize` (no file: epoch 0), `QuorumState.isVoter` by id @ 3.8.0; "
          "`KafkaRaftClient.isValidVoterKey`, `KafkaRaftClient.handleVoteRequest`, "
          "`KafkaRaftClient.handleBeginQuorumEpochRequest`, `KafkaRaftClient.handleFetchRequest` (the FETCH's "
-         "replica key), `LeaderState.updateReplicaState` (observers) @ 3.9.0-rc3",
+         "replica key), `LeaderState.updateReplicaState` (observers), `Formatter.doFormat`, "
+         "`Formatter.DirectoryType.calculate`, `Formatter.writeDynamicQuorumSnapshot`, "
+         "`StorageTool.runFormatCommand`, `SharedServer.start` (the metadata directory's id is the node's), "
+         "`KRaftControlRecordStateMachine.maybeLoadSnapshot` @ 3.9.0-rc3; `Formatter.doFormat` the same at trunk "
+         "commit 1eb7644 (not a tag)",
          (AS_KAFKA, "all", ""),
          steps=("LoseDisk",)),
     _row("add-voter", "adding a voter", "voter-change-guard",
@@ -402,7 +369,8 @@ ROWS = (
          "still names it leader); a resigned controller outside its voter set (from 4.0 any resigned controller), its "
          "election timer run out, goes unattached to the next epoch",
          "`RemoveVoterHandler.highWatermarkUpdated`, `LeaderState.requestResign`, `KafkaRaftClient.pollLeader`, "
-         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3, 4.0.0",
+         "`KafkaRaftClient.pollResigned` @ 3.9.0-rc3; `KafkaRaftClient.onUpdateLeaderHighWatermark`, "
+         "`KafkaRaftClient.pollLeader`, `KafkaRaftClient.pollResigned` @ 53364c5 (4.0 branch, not a tag)",
          (AS_KAFKA, "kip595 kafka39 kafka40-static", "no RemoveVoter"),
          (ABSTRACTION, "kip853 kafka40", "a pending removal never expires: in Kafka one that expires before its record is "
           "committed leaves the leader leading outside its voter set, a behaviour the model does not take"),
@@ -414,8 +382,9 @@ ROWS = (
          "it through a leadership that set none, and `KafkaMetadataLog.truncateTo` throws on a cut below it)",
          "`LeaderState.timeUntilCheckQuorumExpires` (check-quorum), `KafkaRaftClient.pollResigned` "
          "(EndQuorumEpoch) @ 3.8.0, 3.9.0-rc3; `UpdateVoterHandler.handleUpdateVoterRequest` @ 3.9.0-rc3; "
-         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) @ 4.0.0; "
-         "`KafkaMetadataLog.truncateTo`, `QuorumState.transitionToLeader` (a `LeaderState` without a HW) @ 3.8.0",
+         "`KafkaRaftClient.maybeSendFetchToBestNode` (a follower whose FETCH timed out asks a bootstrap server) "
+         "@ 53364c5 (4.0 branch, not a tag); `KafkaMetadataLog.truncateTo`, `QuorumState.transitionToLeader` (a "
+         "`LeaderState` without a HW) @ 3.8.0",
          (MISSING, "all", "a leader that steps down by itself is a behaviour these releases have and the model does "
           "not take; UpdateVoter keeps the voters and their directory ids, so it changes nothing the model "
           "holds, and brokers never vote or count; the log's HW passes the role's only where a leader elected "

@@ -116,6 +116,9 @@ def describe_kafka_step(action: tuple, before: KRaftState, after: KRaftState) ->
         return (f"{me} crashes and restarts from its quorum-state file as {ROLES[after.role[i]]} in epoch "
                 f"{after.epoch[i]}" + (f", losing {lost} unflushed record(s)" if lost else "") + ", HW forgotten")
     if kind == "LoseDisk":
+        if after.directory[i] == before.directory[i]:  # --reformat initial-controllers: the listed id again
+            return (f"{me} comes back on a new, empty disk formatted with --initial-controllers: directory "
+                    f"{after.directory[i]} again and the bootstrap voter set; unattached in epoch 0, no log")
         return f"{me} comes back on a new, empty disk (directory {after.directory[i]}): unattached in epoch 0, no log"
     if kind == "Timeout":
         tail = " and leads it at once (it is the only voter)" if after.role[i] == LEADER else ""

@@ -38,7 +38,8 @@ def restart(s, lay, out, acts, tally, n, i):
 @kernel
 def lose_disk(s, lay, out, acts, tally, n, i):
     """Voter i crashes and comes back on a new, empty disk: no log and no quorum-state file,
-    unattached in epoch 0, under a new directory id. The bound `max-disk-losses` counts these."""
+    unattached in epoch 0, under the directory id the format command gives it (`format_disk`,
+    `--reformat`). The bound `max-disk-losses` counts these."""
     if not holds(tally, DISKS_LEFT, s[DISK_LOSSES] < lay.max_disk_losses):
         return n
     t = emit(s, out, acts, n, action_code(LOSE_DISK, i + 1, 0, 0))

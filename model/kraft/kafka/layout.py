@@ -63,6 +63,7 @@ class KafkaLayout(NamedTuple):
     guarded_voter_changes: bool
     pre_vote: bool
     keeps_vote: bool
+    reformat_listed: bool
     spares: int
     max_voter_changes: int
     radix: int
@@ -81,11 +82,12 @@ class KafkaLayout(NamedTuple):
 def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk_losses: int,
                  periodic_begin_quorum: bool, directory_ids: bool, commit_past_epoch_start: bool,
                  guarded_voter_changes: bool = True, spares: int = 0, voter_changes: int = 0,
-                 pre_vote: bool = False, keeps_vote: bool = False) -> KafkaLayout:
-    """The layout for these bounds and rules. A log holds at most one epoch-start record per
+                 pre_vote: bool = False, keeps_vote: bool = False, reformat_listed: bool = False) -> KafkaLayout:
+    """The layout for these bounds and rules; `reformat_listed`: a lost disk is formatted again
+    with `--initial-controllers` (`--reformat`). A log holds at most one epoch-start record per
     election, every client value once and one VotersRecord per voter change. A replica key's
-    directory id is 0 for a controller's first disk and one more per lost disk. Rows are padded
-    to a multiple of 8 slots."""
+    directory id is 0 for a controller's first disk and one more per lost disk formatted anew.
+    Rows are padded to a multiple of 8 slots."""
     logs = elections + values + voter_changes
     keys = replicas * (disk_losses + 1) if directory_ids else replicas
     end_offset_at = LOG + 2 * logs
@@ -96,8 +98,9 @@ def kafka_layout(replicas: int, values: int, elections: int, restarts: int, disk
     extra_at = channel_base + replicas * (replicas - 1) * record
     width = -(-(extra_at + 2) // 8) * 8
     return KafkaLayout(replicas, values, elections, restarts, disk_losses, periodic_begin_quorum, directory_ids,
-                       commit_past_epoch_start, guarded_voter_changes, pre_vote, keeps_vote, spares, voter_changes,
-                       radix(replicas), keys, logs, width, base, stride, end_offset_at, end_offset_at + keys, channel_base, record, extra_at)
+                       commit_past_epoch_start, guarded_voter_changes, pre_vote, keeps_vote, reformat_listed, spares,
+                       voter_changes, radix(replicas), keys, logs, width, base, stride, end_offset_at, end_offset_at + keys,
+                       channel_base, record, extra_at)
 
 
 @kernel

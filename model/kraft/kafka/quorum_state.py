@@ -20,7 +20,7 @@ from ..messages import FENCED_LEADER_EPOCH, NOT_LEADER, UNKNOWN_LEADER
 from ..state import CANDIDATE, FOLLOWER, ILLEGAL, LEADER, NIL, PROSPECTIVE, RESIGNED, UNATTACHED, VOTED
 from ..tla.layout import EPOCH, HW, LEADER as LEADER_AT, ROLE, VOTED_FOR, VOTES, get, last_epoch, put, truncate
 from . import channels
-from .layout import DIRECTORY, FLUSHED, HEARD, START_OFFSET, clear_leader_state, log_end
+from .layout import BOOT_SET, DIRECTORY, FLUSHED, HEARD, START_OFFSET, clear_leader_state, log_end
 from .voter_set import has_id, voter_set
 
 
@@ -235,10 +235,17 @@ def restore(t, lay, i):
 @kernel
 def format_disk(t, lay, i):
     """Voter i restarted on a new, empty disk: no log, and no quorum-state file, so unattached
-    in epoch 0 with no vote (`QuorumState.initialize` on a missing file), under a new directory
-    id."""
+    in epoch 0 with no vote (`QuorumState.initialize` on a missing file). `kafka-storage format`
+    gives the disk its directory id (`Formatter.doFormat`): with `--no-initial-controllers` a new
+    one and no bootstrap checkpoint; with `--initial-controllers` (`lay.reformat_listed`), for a
+    controller that list names (the bootstrap voters), the id listed for it, its first, and the
+    bootstrap checkpoint again (`writeDynamicQuorumSnapshot`), so it is the voter it was; a spare's
+    first format command had `--no-initial-controllers`, and it gets a new id either way."""
     truncate(t, lay, i, 0)
     put(t, lay, i, FLUSHED, 0)
-    put(t, lay, i, DIRECTORY, get(t, lay, i, DIRECTORY) + 1)
+    if lay.reformat_listed and has_id(lay, t[lay.extra_at + BOOT_SET], i):
+        put(t, lay, i, DIRECTORY, 0)
+    else:
+        put(t, lay, i, DIRECTORY, get(t, lay, i, DIRECTORY) + 1)
     become(t, lay, i, UNATTACHED, 0, NIL, NIL)
     put(t, lay, i, HW, 0)

@@ -5,8 +5,9 @@ A voter set is a set of replica keys (a node id and the id of its log directory)
 static voters (KIP-595, `voter-key` id) it is every controller, known by node id alone, and never
 changes. Under KIP-853 (`voter-key` directory, kraft.version 1) a replica's set is a function of
 its log: the set of the last VotersRecord in its log, committed or not; with none, the set of
-the bootstrap checkpoint `kafka-storage format --initial-controllers` wrote, if it was formatted
-with one and still has that disk; else empty (an observer until it fetches a VotersRecord).
+the bootstrap checkpoint `kafka-storage format --initial-controllers` wrote, if its disk was
+formatted with one (the first, or a new one formatted so again: `--reformat`); else empty (an
+observer until it fetches a VotersRecord).
 `KRaftControlRecordStateMachine` replays the log into `VoterSetHistory` after every append and
 truncation, so a replica adopts a change as soon as the record is in its log, and drops it when
 the record is truncated. The row keeps no copy: `voter_set` reads the log.
@@ -95,8 +96,9 @@ def voters_record_at(s, lay, i):
 
 @kernel
 def bootstrapped(s, lay, i):
-    """Controller i still has the disk that `kafka-storage format` wrote the bootstrap checkpoint
-    on: it is in the bootstrap set, on its first directory."""
+    """Controller i's disk holds the bootstrap checkpoint `kafka-storage format --initial-controllers`
+    wrote: it is in the bootstrap set, on the directory id that list names for it, its first (the
+    first disk, or a new one formatted with the same command again)."""
     return get(s, lay, i, DIRECTORY) == 0 and has_id(lay, s[lay.extra_at + BOOT_SET], i)
 
 
