@@ -170,8 +170,9 @@ ROWS = (
          "it when the record is truncated; it is a voter only with the directory id the set names, else an observer",
          "`KRaftControlRecordStateMachine.lastVoterSet`, `KRaftControlRecordStateMachine.updateState`, "
          "`VoterSetHistory.lastValue`, `QuorumState.isVoter`, `VoterSet.isVoter` @ 3.9.0-rc3",
-         (AS_KAFKA, "all", "a controller formatted with --no-initial-controllers (`--spares`, or back on a new disk) "
-          "has no bootstrap checkpoint"),
+         (AS_KAFKA, "all", "a controller formatted with --no-initial-controllers (`--spares`, or back on a new disk "
+          "under the default `--reformat`) has no bootstrap checkpoint; one formatted with --initial-controllers "
+          "again has it"),
          steps=("AddVoter", "RemoveVoter", "AppendLeaderChange", "HandleFetchResponse")),
     _row("begin-quorum", "announcing the leader", "begin-quorum",
          "`until-acknowledged`: BeginQuorumEpoch to each voter that has not acknowledged the epoch by an answer or a "
