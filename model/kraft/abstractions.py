@@ -82,6 +82,11 @@ def _stand(steps: Steps, i: int) -> str | None:
         return f"n{v + 1}, {before.role[v]}, has no timer that stands it"
     if (after.log[v], after.hw[v]) != (before.log[v], before.hw[v]):
         return f"n{v + 1} changed its log or HW"
+    alone = set(_voters(before, v, len(before.role), _ids(steps))) == {v + 1}
+    if alone:  # its own vote is a majority: it leads at once (`onBecomeCandidate`)
+        if (after.role[v], after.epoch[v], after.leader[v]) != (LEADER, before.epoch[v] + 1, v + 1):
+            return f"n{v + 1}, the only voter, does not lead the next epoch at once"
+        return _same_elsewhere(before, after, v)
     if _pre_vote(steps):
         kept = before.voted_for[v] if steps.model.rules["election"] == "pre-vote" else NIL
         wanted = (PROSPECTIVE, before.epoch[v], before.leader[v], kept, 1 << v)
@@ -276,8 +281,8 @@ VOUCHES = {
     "stand": Merges(
         "with no clocks, any timer may run out at any moment, which covers every setting of the election and fetch "
         "timeouts; the step is the transition Kafka makes then, a candidate's backoff ending in the same transition",
-        "`KafkaRaftClient.pollCandidate`, `KafkaRaftClient.pollFollowerAsVoter`, `QuorumState.transitionToCandidate` "
-        "@ 3.8.0, 3.9.0-rc3",
+        "`KafkaRaftClient.pollCandidate`, `KafkaRaftClient.pollFollowerAsVoter`, `KafkaRaftClient.transitionToCandidate`, "
+        "`KafkaRaftClient.onBecomeCandidate`, `QuorumState.transitionToCandidate` @ 3.8.0, 3.9.0-rc3",
         _stand),
     "pre-vote": Merges(
         "a prospective's election timer may run out at any moment; the step is 4.0's transition after a lost "
