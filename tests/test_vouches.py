@@ -50,6 +50,19 @@ def test_every_claim_cites_methods_where_they_were_read(name):
         assert citations.problems(vouch.sources) == [], key
 
 
+@pytest.mark.skipif(not citations.clones_named(), reason="$REPLCHECK_KAFKA_GIT names no clone of apache/kafka")
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_a_kafka_clone_has_every_method_a_claim_cites_at_its_place(name):
+    """As for the rule tables (tests/test_citations.py): every method a claim cites is in its
+    class's file at each place named, in the first clone that holds it."""
+    from types import SimpleNamespace
+
+    claims = [SimpleNamespace(key=key, sources=vouch.sources) for key, vouch in TABLES[name][1].items()]
+    clones = citations.clones_named()
+    assert citations.missing(clones, claims) == []
+    assert [place for place in citations.unchecked(clones, claims) if place in citations.RELEASE_TAGS] == []
+
+
 def test_a_kafka_choice_names_a_rule_choice_of_the_model_for_the_variants_the_row_is_an_abstraction_in():
     book = MODELS["fetch"].rules
     for key, vouch in fetch_abstractions.VOUCHES.items():
