@@ -107,9 +107,9 @@ def trace_audit(file, as_json):
         if audit.first_unreplayed is not None:
             console.print(f"step {audit.first_unreplayed} is not a step of the model as it is now: it was saved "
                           f"before the rule it rests on was fixed", highlight=False)
-        console.print(audit.conclusion(), highlight=False)
         for again in searched:
             console.print(again.line(), highlight=False)
+        console.print(audit.conclusion(), highlight=False)
     raise SystemExit(1 if any(again.changed for again in searched) else EXIT[audit.verdict])
 
 
