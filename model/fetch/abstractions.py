@@ -78,14 +78,20 @@ ELECTING = ("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBrok
 """The controller's steps that may elect a leader."""
 
 
+@lru_cache(maxsize=4096)
+def _choices(model, before: FetchState, kind: str, noticed: int) -> frozenset[int]:
+    """Every replica the controller may elect when its step `kind` handles broker `noticed` in
+    state `before`."""
+    return frozenset(a[2] for a, _ in model.successors(before) if a[:2] == (kind, noticed) and a[2] != NO_LEADER)
+
+
 def _election(steps: Steps, j: int) -> tuple[int, frozenset[int]] | None:
     """(the replica elected, every replica the model could have elected there) for step j, when
     it is a controller step that chose among two or more replicas; None otherwise."""
     action = steps.action(j)
     if action[0] not in ELECTING or action[2] == NO_LEADER:
         return None
-    choices = frozenset(a[2] for a, _ in steps.model.successors(steps.before(j))
-                        if a[0] == action[0] and a[1] == action[1] and a[2] != NO_LEADER)
+    choices = _choices(steps.model, steps.before(j), action[0], action[1])
     if len(choices) < 2 or action[2] not in choices:
         return None
     return action[2], choices
