@@ -197,9 +197,7 @@ def _fencing(steps: Steps, i: int) -> str | None:
 def _fencing_model(model):
     """`model` with one more fencing of a live broker allowed: the controller's handling of a
     running broker as gone (`FenceLiveBroker`) is then one of its steps."""
-    from .model import FetchModel
-
-    return FetchModel(model.variant, model.config._replace(max_fencings=model.config.max_fencings + 1), model.ghost)
+    return type(model)(model.variant, model.config._replace(max_fencings=model.config.max_fencings + 1), model.ghost)
 
 
 def _take(model, state: FetchState, action: tuple) -> FetchState | None:
