@@ -308,6 +308,15 @@ def test_a_prospective_that_forgets_its_vote_fails_pre_vote():
     assert "lost pre-vote" in forged("pre-vote", model, before, action, forgot)
 
 
+def test_a_begin_quorum_epoch_to_a_voter_that_acknowledged_fails_begin_quorum_under_3_8():
+    model = build_model("kraft", "kip595")
+    before, action, after = first(model, 10, "SendBeginQuorumEpoch")
+    v = action[1] - 1
+    assert forged("begin-quorum", model, before, action, after) is None
+    acknowledged = before._replace(heard=tuple(h | 0b111 if i == v else h for i, h in enumerate(before.heard)))
+    assert "3.8 sends it no BeginQuorumEpoch" in forged("begin-quorum", model, acknowledged, action, after)
+
+
 def test_an_append_left_unflushed_and_a_message_handled_twice_fail_their_claims():
     model = build_model("kraft", "kip595")
     before, action, after = first(model, 12, "HandleFetchResponse", lambda b, a, t: len(t.log[a[1] - 1]) > len(b.log[a[1] - 1]))
