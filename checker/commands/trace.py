@@ -22,9 +22,9 @@ from traces.text import quoted
 from traces.table import trace_table
 from .command import ReplcheckCommand
 from .common import default_output, render_or_fail, stdout_console
-from .reruns import reruns
 from .errors import UserError
 from .paths import NonEmptyPath
+from .reruns import reruns
 
 
 @click.command("show", cls=ReplcheckCommand)
