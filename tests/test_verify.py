@@ -137,10 +137,10 @@ def test_each_jira_story_fails_under_its_release_and_holds_after_its_fix_where_a
 
 
 PRE_2_2 = pytest.mark.xfail(strict=True, reason=(
-    "issue 66, items 1-2: trace audit's checks of abstractions find that the five pre-2.2 violated entries rest on "
-    "elections no replica assignment order makes (the taken-back controller elects the bounced broker's successor "
-    "over it) and two on answers with records that carry the HW from after the leader recorded the FETCH; the "
-    "entries are re-derived on Kafka 0.10 to 2.1's own controller (item 2), after which this passes"))
+    "issue 66, items 1-2: trace audit's check of row follower-hw finds that KAFKA-6361's entries under kip101 and "
+    "kip279 rest on an answer with records that carries the HW from after the leader recorded the FETCH, where "
+    "Kafka answers at once with the HW from before; the pre-2.2 entries are re-derived on Kafka 0.10 to 2.1's own "
+    "controller (item 2), after which this passes"))
 
 
 @PRE_2_2

@@ -78,6 +78,15 @@ ELECTING = ("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBrok
 """The controller's steps that may elect a leader."""
 
 
+def _taken_back(steps: Steps, j: int) -> bool:
+    """Step j is rule bounce=taken-back's restart of a broker the controller never saw die: row
+    `controller-on-restart`'s stand-in, vouched for by a search with Kafka's own controller, and
+    no election of Kafka's (a missed bounce elects nobody), so no order constrains it."""
+    action = steps.action(j)
+    return (action[0] == "ControllerNoticeRestart" and steps.model.rules["bounce"] == "taken-back"
+            and action[1] not in members(steps.before(j).controller.offline))
+
+
 @lru_cache(maxsize=4096)
 def _choices(model, before: FetchState, kind: str, noticed: int) -> frozenset[int]:
     """Every replica the controller may elect when its step `kind` handles broker `noticed` in
@@ -89,7 +98,7 @@ def _election(steps: Steps, j: int) -> tuple[int, frozenset[int]] | None:
     """(the replica elected, every replica the model could have elected there) for step j, when
     it is a controller step that chose among two or more replicas; None otherwise."""
     action = steps.action(j)
-    if action[0] not in ELECTING or action[2] == NO_LEADER:
+    if action[0] not in ELECTING or action[2] == NO_LEADER or _taken_back(steps, j):
         return None
     choices = _choices(steps.model, steps.before(j), action[0], action[1])
     if len(choices) < 2 or action[2] not in choices:
@@ -454,7 +463,8 @@ VOUCHES = {
     "election-order": Merges(
         "Kafka elects the first candidate in the partition's replica assignment order, and created the partition "
         "with the first replica of that order as leader: ONE assignment order must explain every election of a "
-        "trace",
+        "trace (a bounce taken back under `hw` to `kip279` is no election of Kafka's, and is left to "
+        "`controller-on-restart`)",
         "`PartitionStateMachine.initializeLeaderAndIsrForPartition`, `OfflinePartitionLeaderSelector.selectLeader` "
         "@ 0.10.2.0; `PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection`, "
         "`PartitionLeaderElectionAlgorithms.controlledShutdownPartitionLeaderElection` @ 3.4.0; "
