@@ -619,7 +619,9 @@ def test_a_trace_file_at_the_step_limit_is_read(found, tmp_path, monkeypatch):
     steps = len(json.loads(path.read_text())["steps"])
     for command in ("show", "audit"):
         monkeypatch.setattr(store, "MAX_STEPS", steps)
-        assert invoke(["trace", command, str(path)]).exit_code == 0
+        # read and judged: the audit exits 1 (with Kafka's own controller, not hw's taking a bounced r1 back,
+        # these bounds give no violation)
+        assert invoke(["trace", command, str(path)]).exit_code == (0 if command == "show" else 1)
         monkeypatch.setattr(store, "MAX_STEPS", steps - 1)
         assert_one_error_line(invoke(["trace", command, str(path)]))
 

@@ -2,8 +2,9 @@
 it rests on, and their status under the releases the trace's variant stands for.
 
 The verdict is one of three: every step is as Kafka for some of the variant's releases (named;
-abstractions are named, not failed), some step rests on a deviation in every release of the
-variant, or the trace is not judged (a switched rule set or a majority quorum is no release).
+abstractions are named, each step checked where its row is vouched for by a check: a step that
+fails it is a deviation, `traces.vouching`), some step rests on a deviation in every release of
+the variant, or the trace is not judged (a switched rule set or a majority quorum is no release).
 A model builds the audit (`model.fetch.audit`, `model.kraft.audit`); this module holds it and
 says it.
 """
@@ -88,6 +89,27 @@ def _steps(numbers: tuple[int, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class Vouched:
+    """An abstraction row the trace rests on, and how it is vouched for (`model.vouches`): `how`
+    ("merges": a check of every step; "kafka-choice": a search again with Kafka's own choice),
+    the claim, the steps that rest on it, the steps whose check failed (with why: each is a
+    deviation), and for a Kafka choice the rule switches to search with."""
+
+    row: str
+    how: str
+    claim: str
+    steps: tuple[int, ...]
+    failures: tuple[tuple[int, str], ...] = ()
+    switches: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict:
+        """The row's vouching as JSON data."""
+        return {"row": self.row, "vouched_by": self.how, "claim": self.claim, "steps": list(self.steps),
+                "failed": [{"step": step, "why": why} for step, why in self.failures],
+                **({"search_with": dict(self.switches)} if self.switches else {})}
+
+
+@dataclass(frozen=True)
 class Audit:
     """A whole trace's audit: the variant and its releases, each step's rows, the releases in which
     every step is as Kafka (empty when some step rests on a deviation in all of them), the
@@ -104,6 +126,7 @@ class Audit:
     not_judged: str | None = None
     first_unreplayed: int | None = None
     before_fix: BeforeFix | None = None
+    vouched: tuple[Vouched, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -139,6 +162,7 @@ class Audit:
             "abstractions": self.abstractions(), "not_judged": self.not_judged,
             "first_unreplayed_step": self.first_unreplayed,
             "before_fix": self.before_fix.to_json() if self.before_fix else None, "conclusion": self.conclusion(),
+            "abstraction_checks": [v.to_json() for v in self.vouched],
             "steps": [{"step": s.step, "action": list(s.action), "description": s.description, "replays": s.replays,
                        "rows": [{"row": r.row, "title": r.title, "fixed": r.fixed or None,
                                 "fixed_by_rule": r.fixed_by_rule or None,

@@ -24,6 +24,7 @@ from .command import ReplcheckCommand
 from .common import default_output, render_or_fail, stdout_console
 from .errors import UserError
 from .paths import NonEmptyPath
+from .reruns import reruns
 
 
 @click.command("show", cls=ReplcheckCommand)
@@ -85,22 +86,48 @@ def trace_audit(file, as_json):
     """Judge a trace against Kafka's code: each step with the rule-table rows it rests on and
     their status in the variant's releases.
 
+    A step resting on an abstraction is checked against the claim that vouches for it (a step
+    that fails it is a deviation); where the abstraction is vouched for by Kafka's own choice of
+    a rule, the trace's check is searched again with that choice, at the same bounds.
+
     Exits 0 when every step is as Kafka (for the releases named), 1 when some step rests on a
-    deviation (or the rule set is no release and is not judged), 2 on bad input."""
+    deviation (or the rule set is no release and is not judged), or when Kafka's own behaviour
+    gives the trace's bounds another verdict, 2 on bad input."""
     with compile_notices():  # the audit replays the trace on the model's kernel
         try:
             audit = audited(file)
+            searched = searched_again(file, audit)
         except TraceFileError as exc:
             raise UserError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps({"trace": str(file), **audit.to_json()}, indent=2))
+        click.echo(json.dumps({"trace": str(file), **with_searches(audit.to_json(), searched)}, indent=2))
     else:
         console = stdout_console()
         console.print(audit_table(audit))
         if audit.before_fix is not None:
             console.print(f"saved before the rule it rests on was fixed: {audit.before_fix.words()}", highlight=False)
+        for again in searched:
+            console.print(again.line(), highlight=False)
         console.print(audit.conclusion(), highlight=False)
-    raise SystemExit(EXIT[audit.verdict])
+    raise SystemExit(1 if any(again.changed for again in searched) else EXIT[audit.verdict])
+
+
+def searched_again(file: Path, audit) -> list:
+    """The searches again with Kafka's own behaviour that the audit of trace `file` asks for
+    (`reruns.reruns`), run now."""
+    if not any(row.switches for row in audit.vouched):
+        return []
+    loaded, model = load_trace(file, replay=False)
+    return reruns(loaded, model, audit)
+
+
+def with_searches(doc: dict, searched: list) -> dict:
+    """The audit's JSON with each search again under its row's abstraction check."""
+    by_row = {again.row: again.to_json() for again in searched}
+    for check in doc.get("abstraction_checks", ()):
+        if check["row"] in by_row:
+            check["search_again"] = by_row[check["row"]]
+    return doc
 
 
 def audited(file: Path):

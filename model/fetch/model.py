@@ -146,10 +146,14 @@ class FetchModel:
 
     def audit(self, trace):
         """`trace` judged step by step against Kafka's code: the rule-table rows each step rests
-        on and their status in this variant's releases (`model.fetch.audit`)."""
+        on and their status in this variant's releases (`model.fetch.audit`), each abstraction
+        vouched for as `model.fetch.abstractions` says (`traces.vouching`)."""
+        from traces.vouching import vouched
+
+        from .abstractions import VOUCHES
         from .audit import audit_trace
 
-        return audit_trace(trace, self)
+        return vouched(audit_trace(trace, self), trace, self, VOUCHES)
 
     def truncation_rule(self) -> str:
         """The rule by which a broker becoming follower truncates under this variant and quorum

@@ -139,10 +139,14 @@ class KRaftModel:
 
     def audit(self, trace):
         """`trace` judged step by step against Kafka's code: the rule-table rows each step rests
-        on and their status in this variant's releases (`model.kraft.audit`)."""
+        on and their status in this variant's releases (`model.kraft.audit`), each abstraction
+        vouched for as `model.kraft.abstractions` says (`traces.vouching`)."""
+        from traces.vouching import vouched
+
+        from .abstractions import VOUCHES
         from .audit import audit_trace
 
-        return audit_trace(trace, self)
+        return vouched(audit_trace(trace, self), trace, self, VOUCHES)
 
     def state_to_json(self, state: KRaftState) -> dict[str, Any]:
         """The state as plain JSON data."""
