@@ -70,14 +70,19 @@ class FetchModel:
     def initial_states(self) -> list[FetchState]:
         """Every broker up with an empty log; the controller has made r1 leader in epoch 0 with
         every replica in the ISR and sent that LeaderAndIsr, which no broker has handled yet.
-        A retrying producer has sent nothing yet. (Which replica leads first is a renaming:
-        symmetry reduction covers the others.)"""
+        Under rule preferred-replica=rebalanced r1 is also the preferred replica: Kafka's first
+        election of a new partition takes the first live replica of its assignment
+        (`PartitionStateMachine.initializeLeaderAndIsrForPartition` @ 0.10.2.0,
+        `initializeLeaderAndIsrForPartitions` @ 2.1.0). A retrying
+        producer has sent nothing yet. (Which replica leads first is a renaming: symmetry
+        reduction covers the others.)"""
         n = self.config.replicas
         everyone = (1 << n) - 1
         first = LeaderAndIsr(0, 0, everyone)
         broker = Broker(True, (), 0, 0, (), 0, NO_EPOCH, NONE, 0, (-1,) * n, NO_FETCH, (first,))
         producer = (ProducerRecord(UNSENT),) * self.config.max_records if self.config.retries else ()
-        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0, producer=producer)]
+        preferred = 0 if self.rules["preferred-replica"] == "rebalanced" else NONE
+        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0, preferred=preferred), 0, 0, producer=producer)]
 
     def successors(self, state: FetchState):
         """Every enabled step from `state`, as (action, next state) pairs in action order, with
