@@ -34,6 +34,7 @@ class FetchModel:
     decoded from it."""
 
     name = "fetch"
+    retired_choices = RULE_BOOK.retired
 
     def __init__(self, variant: str, config: FetchConfig, ghost: bool = False):
         rule_set = RULE_BOOK.resolve(variant)
@@ -205,5 +206,10 @@ class FetchModel:
         return json_state.state_to_json(state)
 
     def state_from_json(self, data: Any) -> FetchState:
-        """Rebuild a state from `state_to_json` output; ValueError when malformed."""
-        return json_state.state_from_json(data, self.config.replicas)
+        """Rebuild a state from `state_to_json` output; ValueError when malformed. A state saved
+        before rule preferred-replica existed names no preferred replica: under
+        preferred-replica=rebalanced it is r1, the first leader, as in every state this model makes."""
+        state = json_state.state_from_json(data, self.config.replicas)
+        if self.rules["preferred-replica"] == "rebalanced" and "preferred" not in data.get("controller", {}):
+            state = state._replace(controller=state.controller._replace(preferred=0))
+        return state

@@ -307,6 +307,22 @@ ROWS = (
          (MISSING, "2.1", "2.1's controller could still miss a bounce (fixed by KAFKA-7235 in 2.2)"),
          (AS_KAFKA, "2.2-4.1", "ZooKeeper from 2.2, and KRaft"),
          steps=("ControllerNoticeRestart",)),
+    _row("controller-failover", "controller failover", "bounce",
+         "`hw` to `kip279` (rule bounce=missed): a new controller may take over at any moment; it counts alive every "
+         "broker registered in ZooKeeper (one the old controller saw dead and that is back, and one down whose "
+         "session has not expired yet), sends each the current LeaderAndIsr (a broker back without one takes it "
+         "up in the current epoch), and elects a leader among the live ISR members if the partition has none; the "
+         "old controller's queues for brokers that are down are lost. From `kip320`: left out",
+         "`KafkaController.onControllerFailover`, `ReplicaStateMachine.startup`, `ReplicaStateMachine.handleStateChange` "
+         "(to OnlineReplica: the current LeaderAndIsr), `PartitionStateMachine.startup` @ 0.10.2.0; "
+         "`KafkaController.onControllerFailover`, `ReplicaStateMachine.startup`, "
+         "`ReplicaStateMachine.doHandleStateChanges` @ 2.1.0",
+         (AS_KAFKA, "hw kip101 kip279", "the new controller counts a down broker alive exactly while the old one did "
+          "(a session that expires meanwhile is the old controller's failure notice first)"),
+         (MISSING, "kip320", "2.1 to 3.4 resend the current LeaderAndIsr too; from 2.2 a broker always has it "
+          "(a bounce is failed first), but 2.1's missed bounce is left out"),
+         (AS_KAFKA, "kip903 kafka37 kip966", "KRaft brokers read the metadata log: a new controller sends nothing"),
+         steps=("ControllerFailover",)),
     _row("resend-after-restart", "a LeaderAndIsr answered by nobody", None,
          "a LeaderAndIsr a broker handled is gone from its inbox, even when the broker stopped before it answered",
          "`RequestSendThread.doWork` @ 0.10.2.0, 2.1.0 (the request is sent again until an answer comes back); "
@@ -338,6 +354,16 @@ ROWS = (
           "or, before 2.2, not at all"),
          (MISSING, "kip903 kafka37 kip966", "a registration after the old session expired but before the fencing "
           "ran replaces the old one with no partition change: the broker leads again in the same epoch")),
+    _row("bounce-taken-back", "a bounced broker taken back directly", "bounce",
+         "`hw` to `kip279` (rule bounce=taken-back) took a broker that restarted before the controller saw it die "
+         "straight back, electing among the live ISR members, itself included, in a new epoch; now a bounce the "
+         "controller missed changes nothing (rule bounce=missed)",
+         "`ReplicaStateMachine.BrokerChangeListener` @ 0.10.2.0 and `KafkaController.BrokerChange` @ 0.11.0.0, "
+         "2.1.0 (a bounce seen is neither new nor dead); `KafkaController.processBrokerChange` "
+         "(`bouncedBrokerIds`) @ 3.4.0",
+         (DEVIATION, "all", "no release elects on a bounce it did not see fail: 0.10 to 2.1 do nothing, 2.2 on fail "
+          "the broker first"),
+         fixed="rule bounce=missed"),
     _row("leader-epoch-bump", "leader-epoch bumps", "leader-epoch-bump",
          "`hw` to `kip320`: every controller write is a new leader epoch; a leader's own ISR change keeps its epoch. "
          "`kip903`: also every ISR shrink, the leader's own included, with the same leader. `kafka37`, `kip966`: a "
@@ -349,7 +375,7 @@ ROWS = (
          (ABSTRACTION, "kafka37 kip966", "a same-epoch ISR change reaches the leader at once, where KRaft's brokers "
           "apply it a little later (the leader's larger ISR in between only holds its HW back)"),
          steps=("LeaderShrinkIsr", "ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker",
-                "ControlledShutdown", "PreferredReplicaElection")),
+                "ControlledShutdown", "PreferredReplicaElection", "ControllerFailover")),
     _row("election-order", "election order", "elr",
          "any live ISR member, each choice its own step; `hw` to `kip279` (rule preferred-replica=rebalanced) the "
          "preferred replica, the first of the assignment, whenever it is a candidate. `kip966`: with an empty ISR, "
@@ -360,7 +386,8 @@ ROWS = (
          "`PartitionChangeBuilder.canElectLastKnownLeader` @ trunk; KIP-966",
          (ABSTRACTION, "all", "Kafka takes the first in assignment order, which differs per partition; a free "
           "choice covers every order and keeps symmetry reduction sound"),
-         steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")),
+         steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown",
+                "ControllerFailover")),
     _row("last-known-leader-with-elr", "last known leader while the ELR is not empty", "elr",
          "`kip966` elected the last known leader when the ISR was empty and no ELR member was unfenced; now only "
          "when the ELR is empty too",

@@ -127,7 +127,10 @@ def _presets() -> dict[str, dict[str, str]]:
     return presets
 
 
-RULE_BOOK = RuleBook("fetch", RULES, _presets())
+RULE_BOOK = RuleBook("fetch", RULES, _presets(), retired={"bounce": {
+    "taken-back": "the stand-in for Kafka 0.10 to 2.1's controller until issue 66: it took a bounced broker back "
+                  "directly, electing among the live ISR members in a new epoch, a step that controller never takes "
+                  "(row bounce-taken-back)"}})
 
 
 def check_quorum(rule_set: RuleSet, quorum: str) -> None:
