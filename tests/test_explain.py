@@ -63,7 +63,7 @@ SHORTEST = {
     # (epoch 2), while r2 still writes b@e1; r1 leads epoch 2 without appending, so its cache has
     # no epoch above 0; r2 bounces unseen, takes the queued epoch-2 request, asks for the end of
     # epoch 1, gets UNDEFINED_EPOCH_OFFSET and truncates to its HW 0, dropping a@e0 (step 21:
-    # KAFKA-7415). KAFKA-6361's divergence needs a third record (examples/kafka-jira.toml).
+    # KAFKA-7415).
     **{("fetch", v, invariant): (C.UNDEFINED_EPOCH_ANSWER, 21, 21, (11,)) for v in ("kip101", "kip279")
        for invariant in ("strong-isr", "weak-isr")},
     # hw, kip101, kip279: consumers see HW 1 at step 8; r1 crashes and restarts with HW 0 from its

@@ -126,7 +126,9 @@ def test_each_jira_story_fails_under_its_release_and_holds_after_its_fix_where_a
         story = re.match(r"(KAFKA-\d+|Last Replica Standing)", entry["note"])
         assert story, entry["note"]
         stories.setdefault(story.group(1), []).append(entry)
-    assert len(stories) >= 7
+    # KAFKA-6361's and KAFKA-6880's stories are not the shortest on Kafka 0.11 to 2.0's own controller
+    # at the bounds tried (the manifest says why), so they have no entries
+    assert set(stories) == {"KAFKA-1211", "KAFKA-7415", "KAFKA-14139", "KAFKA-15583", "Last Replica Standing"}
     for story, entries in stories.items():
         violated = [e for e in entries if e["outcome"] == "violated"]
         assert violated and all("steps" in e for e in violated), story
