@@ -121,7 +121,7 @@ def check_rules(doc: dict, model, what: str) -> None:
         raise TraceFileError(f"{what}: field 'rules' must map each rule to its choice")
     retired = getattr(model, "retired_choices", None) or {}
     for rule, choice in ours.items():
-        if rule in theirs and theirs[rule] in retired.get(rule, {}):
+        if rule in theirs and isinstance(theirs[rule], str) and theirs[rule] in retired.get(rule, {}):
             continue
         if rule in theirs and theirs[rule] != choice:  # a file from before a rule existed has no entry for it
             raise TraceFileError(f"{what}: it was saved under rule {rule}={quoted(theirs.get(rule))}, and variant "
