@@ -80,6 +80,10 @@ class RuleBook:
     rules: tuple[Rule, ...]
     presets: Mapping[str, Mapping[str, str]]
     fixed: Mapping[str, str] = field(default_factory=dict)
+    retired: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Choices a rule no longer offers (rule -> choice -> why it went): a trace saved under one
+    still loads, and replaying it under the rule's choice now tells which of its steps the model
+    no longer takes."""
 
     def __post_init__(self):
         for preset, choices in self.presets.items():

@@ -29,8 +29,8 @@ def test_each_switch_goes_back_one_step_in_kafkas_history():
     kip966 = RULE_BOOK.resolve("kip966")
     assert switched_one_at_a_time(RULE_BOOK, kip966) == [
         ("truncation", "kip279", "kip101"), ("epoch-cache", "become-leader", "first-append"),
-        ("fetch-fencing", "on", "off"), ("bounce", "failed-first", "taken-back"),
-        ("isr-expansion", "alter-partition", "in-fetch"), ("broker-epochs", "on", "off"), ("leader-epoch-bump", "leader-change", "isr-shrink"),
+        ("fetch-fencing", "on", "off"), ("bounce", "failed-first", "missed"),
+        ("preferred-replica", "left-out", "rebalanced"), ("isr-expansion", "alter-partition", "in-fetch"), ("broker-epochs", "on", "off"), ("leader-epoch-bump", "leader-change", "isr-shrink"),
         ("hw-advance", "strict-min-isr", "plain"), ("elr", "on", "off")]
     alternatives = switched_one_at_a_time(RULE_BOOK, RULE_BOOK.resolve("hw"), alternatives=True)
     assert ("truncation", "hw", "kip279") in alternatives and ("leader-epoch-bump", "controller-change",
@@ -58,13 +58,14 @@ def test_minimal_finds_kip101s_truncation_alone_on_top_of_hw():
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)["minimal"]
     assert found["base"] == "hw"
-    assert found["rules"] == ["truncation", "epoch-cache", "fetch-fencing", "bounce", "isr-expansion"]
+    assert found["rules"] == ["truncation", "epoch-cache", "fetch-fencing", "bounce", "preferred-replica",
+                              "isr-expansion"]
     # KIP-101's truncation alone keeps committed records at these bounds, and so does a bounced
-    # broker failed first alone (HW truncation loses the record only when the controller takes a
-    # restarted leader back directly)
+    # broker failed first alone (HW truncation loses the record only when a bounce the controller
+    # missed leaves the follower in the ISR, and a new controller has it truncate)
     assert found["sets"] == [["truncation"], ["bounce"]]
     decided = {tuple(row["switched"]): row for row in found["decided"]}
-    assert len(decided) == 32  # every subset of the five rules
+    assert len(decided) == 64  # every subset of the six rules
     for subset, row in decided.items():  # every verdict the lattice gives is what a search gives
         if row["how"] == "superset":
             assert ("truncation" in subset or "bounce" in subset) and row["verdict"] is None
@@ -75,14 +76,14 @@ def test_minimal_finds_kip101s_truncation_alone_on_top_of_hw():
                 assert row["trace_length"] == length
             else:  # a replayed trace is a behaviour, not necessarily the shortest
                 assert row["how"] == "replayed" and row["trace_length"] >= length
-    assert found["searches"] < 32
+    assert found["searches"] < 64
 
 
 def test_a_step_property_is_ablated_as_an_invariant_is():
     """A step property (a follower joins the ISR only caught up) asks the same question of the
-    rules as an invariant: it fails under the hw variant, KIP-101's truncation alone or a bounce
-    failed first alone makes it hold, and a trace found under one rule set replays, step by
-    step, under another. Every
+    rules as an invariant: it fails under the hw variant, KIP-101's truncation alone, a bounce
+    failed first alone or no preferred replica alone makes it hold, and a trace found under one
+    rule set replays, step by step, under another. Every
     verdict is what `check` says of that rule set. And an ablation of the other step property
     ends with its table (the progress line's projection once spun forever after the last level
     of a step property's search: checker/forecast.py)."""
@@ -90,8 +91,9 @@ def test_a_step_property_is_ablated_as_an_invariant_is():
                      "--minimal", "--engine", "local", "--json")
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)["minimal"]
-    assert found["rules"] == ["truncation", "epoch-cache", "fetch-fencing", "bounce", "isr-expansion"]
-    assert found["sets"] == [["truncation"], ["bounce"]]
+    assert found["rules"] == ["truncation", "epoch-cache", "fetch-fencing", "bounce", "preferred-replica",
+                              "isr-expansion"]
+    assert found["sets"] == [["truncation"], ["bounce"], ["preferred-replica"]]
     decided = [row for row in found["decided"] if row["how"] != "superset"]
     assert "replayed" in {row["how"] for row in decided}
     for row in decided:

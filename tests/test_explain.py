@@ -42,38 +42,43 @@ SHORTEST = {
     ("spec", "kip279", "weak-isr"): (C.STALE_LEADER_AND_ISR, 10, 10, (5, 7)),
     # The specification's LeaderInIsr fails in the initial state, where nobody leads yet.
     **{("spec", v, "leader-in-isr"): (C.LEADERLESS, 0, 0, ()) for v in VARIANTS},
-    # fetch, 2 replicas, acks=all, min.insync.replicas=2, flush=sync, clean elections.
-    # hw: r1 raises its HW to 1 over a@e0 (step 8); r1 crashes before it checkpoints that HW and
-    # restarts with HW 0; the controller takes it back and elects r2 (step 11), which crashes; r1
-    # becomes follower of r2 in epoch 1 and truncates to its own HW 0 (step 13: HW truncation needs
-    # no live leader), and is elected without a@e0 (step 15).
+    # fetch, 2 replicas, acks=all, min.insync.replicas=2, flush=sync, clean elections; hw, kip101 and
+    # kip279 have Kafka 0.10 to 2.1's controller, which may miss a bounce and fail over.
+    # hw: r1 raises its HW to 1 over a@e0 (step 8); r2 and r1 crash unseen, a new controller counts
+    # both alive and queues them the current LeaderAndIsr; r2 restarts, takes it and truncates to its
+    # own HW 0 (step 13: HW truncation needs no live leader); r1's death is noticed and r2 is elected
+    # without a@e0 (step 15).
     ("fetch", "hw", "committed-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 13, (8,)),
     ("fetch", "hw", "acked-survives"): (C.TRUNCATION_TO_LAGGING_HW, 15, 13, (8,)),
-    # hw: the same commit at step 8; the restarted r2 truncates to its HW 0 against the live leader r1.
+    # hw: the same commit at step 8; r2 bounces unseen and truncates to its HW 0 on the new
+    # controller's LeaderAndIsr, still in the ISR.
     ("fetch", "hw", "strong-isr"): (C.TRUNCATION_TO_LAGGING_HW, 12, 12, (8,)),
     ("fetch", "hw", "weak-isr"): (C.TRUNCATION_TO_LAGGING_HW, 12, 12, (8,)),
-    # hw: r2 drops committed a@e0 by HW truncation (step 16), leads epoch 1 and writes b@e1 at offset 0
-    # (step 18); r1 then truncates to its own HW 1 and keeps a@e0 under r2's b@e1 (step 20).
-    ("fetch", "hw", "no-divergence"): (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 20, 20, (16, 18)),
-    # kip101 and kip279 (0.11 to 2.0): a@e0 is committed at step 8 and r1 checkpoints HW 1; r1
-    # bounces and r2 leads epoch 1, writes b@e1 and bounces; r1 leads epoch 2 without appending
-    # (step 18), so its cache has no epoch above 0; r2 asks for the end of epoch 1, gets
-    # UNDEFINED_EPOCH_OFFSET and truncates to its HW 0, dropping a@e0 (step 19: KAFKA-7415).
-    # KAFKA-6361's divergence needs a third record (examples/kafka-jira.toml).
-    **{("fetch", v, invariant): (C.UNDEFINED_EPOCH_ANSWER, 19, 19, (8,)) for v in ("kip101", "kip279")
+    # hw: r2 drops committed a@e0 by HW truncation on a request of epoch 0 a new controller queued
+    # while it was down (step 17); r1, which kept a@e0, follows r2 in epoch 1 and truncates to its
+    # own HW 1, above r2's end (step 18); r2 leads epoch 1 and writes b@e1 at offset 0 (step 22).
+    ("fetch", "hw", "no-divergence"): (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 22, 18, (17,)),
+    # kip101 and kip279 (0.11 to 2.0): r1 dies, r2 leads epoch 1 and commits a@e0 alone (step 11);
+    # r1 comes back and rejoins; the controller moves leadership back to the preferred replica r1
+    # (epoch 2), while r2 still writes b@e1; r1 leads epoch 2 without appending, so its cache has
+    # no epoch above 0; r2 bounces unseen, takes the queued epoch-2 request, asks for the end of
+    # epoch 1, gets UNDEFINED_EPOCH_OFFSET and truncates to its HW 0, dropping a@e0 (step 21:
+    # KAFKA-7415).
+    **{("fetch", v, invariant): (C.UNDEFINED_EPOCH_ANSWER, 21, 21, (11,)) for v in ("kip101", "kip279")
        for invariant in ("strong-isr", "weak-isr")},
-    # hw, kip101, kip279: consumers see HW 1 at step 8; r1 crashes and restarts, and the controller,
-    # which never saw it die, takes it back and elects r2 with the ISR still {r1, r2} (step 11); r2
-    # becomes leader with its follower HW 0 and r1's LEO unknown (step 12): KAFKA-2334, untouched
-    # by leader epochs. kip320 (and kip903) fail the bounced r1 first (KAFKA-7235): r2 is elected
-    # with the ISR {r2}, and a leader alone in the ISR takes its LEO as HW at once, so at 2 replicas
-    # the HW never goes back (kip320 and kip903 violate nothing at these bounds; S5 tells KAFKA-2334
-    # under kip320 at 3 replicas).
-    **{("fetch", v, "hw-monotonic"): (C.NEW_LEADER_HW_BEHIND, 12, 12, (8, 11)) for v in ("hw", "kip101", "kip279")},
-    # hw: a@e0 committed at step 8; r2 acts on the stale epoch-0 request and truncates to its own HW
-    # 0 (step 17), leads epoch 1 and writes b@e1 at offset 0; r1, which kept a@e0, joins r2's ISR
-    # while r2 serves its FETCH (step 22: before 2.7 the expansion is part of that FETCH).
-    ("fetch", "hw", "isr-join-caught-up"): (C.TRUNCATION_TO_LAGGING_HW, 22, 17, (8,)),
+    # hw, kip101, kip279: consumers see HW 1 at step 8; r1 crashes and restarts with HW 0 from its
+    # checkpoint, unseen by the controller; a new controller sends it the current LeaderAndIsr and
+    # it leads epoch 0 again with HW 0 (step 12): KAFKA-2334, untouched by leader epochs. kip320
+    # (and kip903) fail the bounced r1 first (KAFKA-7235): r2 is elected with the ISR {r2}, and a
+    # leader alone in the ISR takes its LEO as HW at once, so at 2 replicas the HW never goes back
+    # (kip320 and kip903 violate nothing at these bounds; S5 tells KAFKA-2334 under kip320 at 3
+    # replicas).
+    **{("fetch", v, "hw-monotonic"): (C.NEW_LEADER_HW_BEHIND, 12, 12, (8,)) for v in ("hw", "kip101", "kip279")},
+    # hw: r2 commits a@e1 as leader of epoch 1; r1 drops it truncating to its own HW 0 (step 20), the
+    # controller moves leadership back to r1, which writes b@e2 at offset 0 (step 22); r2 follows r1
+    # and truncates to its HW 1, keeping a@e1 above r1's end (step 24), and joins r1's ISR while r1
+    # serves its FETCH (step 26: before 2.7 the expansion is part of that FETCH).
+    ("fetch", "hw", "isr-join-caught-up"): (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 26, 24, (20, 22)),
 }
 
 SCENARIOS = {
@@ -81,16 +86,11 @@ SCENARIOS = {
     "S0-two-fetch-rounds": None,
     "S1-kip101-keeps-committed": None,
     "S2-kip101-no-divergence": None,
-    "S3-kip279-no-divergence": None,
     # KIP-101 scenario 1: m2 committed at step 16; A restarts with HW 1 and truncates m2 at step 20.
     "S1-hw-truncation-loses-committed": (C.TRUNCATION_TO_LAGGING_HW, 20, (16,)),
     # KIP-101 scenario 2: B loses unflushed m2 in the power failure (step 17), leads and writes m3 at
     # offset 1 (step 21); A comes back and truncates to its HW 2, keeping m2 (step 24).
     "S2-hw-divergence-after-power-loss": (C.HW_TRUNCATION_ABOVE_DIVERGENCE, 24, (17, 21)),
-    # KIP-279: A loses unflushed a@e0 in a crash (step 7) and writes b@e1 at offset 0 in epoch 1
-    # (step 11); B, leader of epoch 2, writes c@e2 at offset 1, has no epoch 1 and answers where its
-    # epoch 2 starts, 1 (step 22).
-    "S3-kip101-divergence-fast-leader-changes": (C.EPOCH_LOOKUP_ABOVE_DIVERGENCE, 22, (7, 11)),
     # s1 commits the record at step 14; s3 follows s2 and truncates to its lagging HW at step 18.
     "S4-hw-chain-of-failovers": (C.TRUNCATION_TO_LAGGING_HW, 18, (14,)),
     # KAFKA-2334 at 3 replicas: consumers see HW 1 at step 14 (r3's LEO reached r1 after r2 was

@@ -116,7 +116,13 @@ CASES = [("kip101", dict(replicas=2, max_crashes=1, flush="async", log_size=1, m
          ("kip101", dict(replicas=2, max_crashes=1, log_size=2, max_records=2, acks="1", unclean_leader_election=True)),
          ("kip320", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, quorum="majority", max_epoch=1)),
          ("kip320", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, retries=True)),
-         ("kip320", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=1))]
+         ("kip320", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=1)),
+         # Kafka 0.10 to 2.1's controller: missed bounces, queues kept for a broker that is down, failovers, the
+         # preferred replica's elections (at 3 replicas, where a renaming can keep it), fencings and controlled
+         # shutdowns
+         ("kip279", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=2)),
+         ("kip101", dict(replicas=2, max_crashes=1, log_size=1, max_records=1, max_fencings=1,
+                         controlled_shutdown=True))]
 
 
 @pytest.mark.parametrize("variant, bounds", CASES, ids=[f"{variant}-{i}" for i, (variant, _) in enumerate(CASES)])

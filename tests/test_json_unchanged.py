@@ -3,7 +3,9 @@ JSON (and a saved trace) are what the code before the move printed, field for fi
 the time a run took. The files under tests/data/json-before-issue-33/ were written by those
 commands at 67dd7e0, the last revision before the move, in an empty directory; the three `fetch`
 cases were written again when issue 45 corrected the fetch model's rules against Kafka's code
-(their counts and traces changed then, by design). Issue 65 added one field to a saved trace,
+(their counts and traces changed then, by design), and again when issue 66 gave `hw` to `kip279`
+Kafka 0.10 to 2.1's controller (`kip279` and `hw` changed; `kip320`'s only in naming the new
+rule, preferred-replica). Issue 65 added one field to a saved trace,
 its seal (`checker.seal`), which is checked apart."""
 
 from __future__ import annotations

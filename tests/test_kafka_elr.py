@@ -243,17 +243,6 @@ def test_no_reachable_step_takes_back_a_broker_the_controller_has_not_failed(var
     assert restarts > 0
 
 
-@pytest.mark.parametrize("variant", ["hw", "kip101", "kip279"])
-def test_before_kafka_2_2_the_controller_takes_a_bounced_leader_back_directly(variant):
-    """The releases before KAFKA-7235 could miss a bounce; the model's stand-in lets the
-    controller take the restarted leader back without failing it first, and re-elect it."""
-    model = build_model("fetch", variant, ghost=True, **BOUNCE_BOUNDS)
-    bounced = walk(model, [parse_step(s) for s in ["BecomeLeader r1 e0", "Crash r1", "Restart r1"]])[-1]
-    labels = {label for label, _ in model.successors(bounced)}
-    assert ("ControllerNoticeRestart", R1, R1) in labels
-    assert not any(label[0] == "ControllerNoticeFailure" for label in labels)
-
-
 # ----- KIP-903: the ISR grows only on a FETCH of the follower's current registration -----
 
 def stale_expansions(variant: str) -> tuple[int, int]:

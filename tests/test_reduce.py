@@ -21,7 +21,6 @@ from checker.local import explore
 from conftest import run_cli
 from invariants.registry import invariants_for, select
 from test_footprints import CASES, fetch_model
-from test_verify import PRE_2_2
 
 LOSING = [("hw", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=1)),
           ("kip101", dict(replicas=3, max_crashes=1, log_size=1, max_records=1, max_epoch=1))]
@@ -109,7 +108,6 @@ def test_ablate_reduce_gives_the_same_table():
     assert "stubborn sets" in reduced_engine and "stubborn sets" not in full_engine
 
 
-@PRE_2_2
 def test_verify_reduce_meets_every_expectation_of_the_jira_stories():
     """The Jira stories' verdicts and shortest trace lengths (facts from Kafka's history, in the
     manifest) are what a reduced search finds too."""

@@ -35,9 +35,8 @@ CASES = {"hw": "strong-isr", "kip101": "strong-isr", "kip279": "strong-isr", "ki
 # rather than searched for: exploring the fetch model takes a minute.
 FETCH_ACTIONS = [("BecomeFollower", 1, 0, 0), ("BecomeLeader", 0, 0), ("ProducerWrite", 0), ("FollowerFetch", 1),
                  ("LeaderServeFetch", 0, 1), ("FollowerApplyResponse", 1), ("FollowerFetch", 1),
-                 ("LeaderServeFetch", 0, 1), ("Crash", 1), ("Restart", 1), ("Crash", 0),
-                 ("ControllerNoticeRestart", 1, 0), ("ControllerNoticeFailure", 0, 1), ("BecomeFollower", 1, 0, 0),
-                 ("BecomeLeader", 1, 1)]
+                 ("LeaderServeFetch", 0, 1), ("Crash", 1), ("Crash", 0), ("ControllerFailover", 0), ("Restart", 1),
+                 ("BecomeFollower", 1, 0, 0), ("ControllerNoticeFailure", 0, 1), ("BecomeLeader", 1, 1)]
 
 
 @pytest.fixture(scope="module")

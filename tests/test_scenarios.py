@@ -16,8 +16,16 @@ from traces.scenario import load_scenario
 FILES = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.json"))
 
 
+NOT_SHIPPED = {"3": "KIP-279's fast leader changes (KAFKA-6361) need two elections in opposite directions that "
+                    "Kafka 0.11 to 2.0's controller does not make at the story's two replicas (it elects only on a "
+                    "failure it saw, or towards the preferred replica); the file rested on the retired stand-in "
+                    "bounce=taken-back"}
+"""Published stories the model cannot tell as their release's code would, and why."""
+
+
 def test_every_published_story_is_shipped():
-    assert {re.match(r"S(\d)", f.name).group(1) for f in FILES} == set("0123456789")
+    shipped = {re.match(r"S(\d)", f.name).group(1) for f in FILES}
+    assert shipped == set("0123456789") - set(NOT_SHIPPED)
     for f in FILES:
         assert json.loads(f.read_text())["source"], f"{f.name} must name its source"
 

@@ -152,10 +152,12 @@ def test_weighted_walks_draw_their_own_powers_of_two_and_uniform_walks_weigh_ali
     assert dropped and all((swarm[k, ACTORS] == 0) == bool(dropped >> k & 1) for k in range(9))
 
 
-def test_weighted_walks_hit_a_lost_record_more_often_than_uniform_ones():
-    """hw's committed record lost at 3 replicas: of seed 0's first 20,000 walks, 11 weighted
-    ones end in the loss and 4 uniform ones; mixed walks are these two sets' halves."""
-    model, properties, _ = tally_of("fetch", "hw", ["committed-survives"], 0, replicas=3)
+def test_weighted_walks_hit_an_isr_gap_more_often_than_uniform_ones():
+    """hw's ISR member without a committed record at 3 replicas: of seed 0's first 20,000 walks,
+    96 weighted ones end in it and 31 uniform ones; mixed walks are these two sets' halves. (hw's
+    lost committed record, the target until hw got Kafka 0.10's controller in issue 66, now needs
+    a missed bounce and a controller failover: 3 weighted walks and 1 uniform one in 60,000.)"""
+    model, properties, _ = tally_of("fetch", "hw", ["strong-isr"], 0, replicas=3)
     hits = {}
     for weights in WEIGHTINGS:
         run = walker(model, properties, 50, False, 0, weights).run

@@ -22,15 +22,16 @@ KIP101_LOSS = ("simulate", "--engine", "local", "--model", "fetch", "--variant",
 
 
 def test_steered_walks_find_the_loss_that_independent_walks_miss_and_show_the_shortest_trace(tmp_path):
-    """kip101's lost committed record at 3 replicas needs a leader crash and a restart before the
-    controller notices it, a new leader whose HW lags, and a replica that lacks the record let
-    into the ISR on that HW, then the new leader's crash: 19 steps, which the exhaustive search
-    proves shortest. 21,000 independent walks miss it; as many steered ones find it (with this
-    seed: the walks are random), and the trace they show is that shortest one, replayable."""
-    plain = run_json(*KIP101_LOSS, "--walks", "21000", "--steer", "none")
+    """kip101's lost committed record at 3 replicas needs a leader crash the controller does not
+    see, a new controller that has the leader lead its epoch again with the HW of its checkpoint,
+    and a replica that lacks the record let into the ISR on that HW, then the leader's crash: 19
+    steps, which the exhaustive search proves shortest. 120,000 independent walks miss it; as
+    many steered ones find it (with this seed: the walks are random), and the trace they show is
+    that shortest one, replayable."""
+    plain = run_json(*KIP101_LOSS, "--walks", "120000", "--steer", "none")
     assert plain["steer"] is None and "milestones" not in plain
     assert plain["properties"]["committed-survives"]["status"] == "not found"
-    steered = run_json(*KIP101_LOSS, "--walks", "21000", "--trace-dir", str(tmp_path))
+    steered = run_json(*KIP101_LOSS, "--walks", "120000", "--trace-dir", str(tmp_path))
     found = steered["properties"]["committed-survives"]
     assert steered["steer"] == "committed-survives"
     assert found["status"] == "violated" and found["bfs"] in ("shortest", "shorter")

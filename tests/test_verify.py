@@ -128,7 +128,9 @@ def test_each_jira_story_fails_under_its_release_and_holds_after_its_fix_where_a
         story = re.match(r"(KAFKA-\d+|Last Replica Standing)", entry["note"])
         assert story, entry["note"]
         stories.setdefault(story.group(1), []).append(entry)
-    assert len(stories) >= 7
+    # KAFKA-6361's and KAFKA-6880's stories are not the shortest on Kafka 0.11 to 2.0's own controller
+    # at the bounds tried (the manifest says why), so they have no entries
+    assert set(stories) == {"KAFKA-1211", "KAFKA-7415", "KAFKA-14139", "KAFKA-15583", "Last Replica Standing"}
     for story, entries in stories.items():
         violated = [e for e in entries if e["outcome"] == "violated"]
         assert violated and all("steps" in e for e in violated), story
@@ -138,14 +140,6 @@ def test_each_jira_story_fails_under_its_release_and_holds_after_its_fix_where_a
             assert any(order.index(held["variant"]) >= order.index(v["variant"]) for v in same), story
 
 
-PRE_2_2 = pytest.mark.xfail(strict=True, reason=(
-    "issue 66, items 1-2: trace audit's check of row follower-hw finds that KAFKA-6361's entries under kip101 and "
-    "kip279 rest on an answer with records that carries the HW from after the leader recorded the FETCH, where "
-    "Kafka answers at once with the HW from before; the pre-2.2 entries are re-derived on Kafka 0.10 to 2.1's own "
-    "controller (item 2), after which this passes"))
-
-
-@PRE_2_2
 def test_kafkas_jira_history_verifies_and_flipping_any_entry_makes_it_fail(tmp_path):
     """One run of the manifest, and one of a copy with every entry flipped: since each entry is
     checked on its own row, every flipped entry must be a surprise on its own."""

@@ -35,17 +35,16 @@ SIZES = [(1280, 800), (1920, 1080)]
 # as a 1280 window shows), walked rather than searched for: the search takes a minute.
 FETCH_KIP279 = [("BecomeLeader", 0, 0), ("ProducerWrite", 0), ("BecomeFollower", 1, 0, 0), ("FollowerFetch", 1),
                 ("LeaderServeFetch", 0, 1), ("FollowerApplyResponse", 1), ("FollowerFetch", 1),
-                ("LeaderServeFetch", 0, 1), ("LeaderShrinkIsr", 0, 2), ("Crash", 0), ("Restart", 0),
-                ("ControllerNoticeRestart", 0, 1), ("BecomeLeader", 1, 1), ("BecomeFollower", 2, 1, 1),
-                ("FollowerFetch", 2), ("LeaderServeFetch", 1, 2), ("Crash", 1), ("ControllerNoticeFailure", 1, 2),
-                ("BecomeLeader", 2, 2)]
+                ("LeaderServeFetch", 0, 1), ("LeaderShrinkIsr", 0, 2), ("BecomeFollower", 2, 0, 0), ("Crash", 0),
+                ("ControllerFailover", 0), ("Restart", 0), ("BecomeLeader", 0, 0), ("FollowerFetch", 2),
+                ("LeaderServeFetch", 0, 2), ("Crash", 0), ("ControllerNoticeFailure", 0, 2), ("BecomeLeader", 2, 1)]
 
-# fetch hw's committed-survives counterexample (2 replicas, crashes): the truncation it blames
-# (step 14) is one step before the failure.
+# fetch hw's committed-survives counterexample (2 replicas, crashes, a controller failover): the
+# truncation it blames (step 13) is two steps before the failure.
 FETCH_HW = [("BecomeFollower", 1, 0, 0), ("BecomeLeader", 0, 0), ("ProducerWrite", 0), ("FollowerFetch", 1),
             ("LeaderServeFetch", 0, 1), ("FollowerApplyResponse", 1), ("FollowerFetch", 1), ("LeaderServeFetch", 0, 1),
-            ("Crash", 1), ("Restart", 1), ("Crash", 0), ("ControllerNoticeRestart", 1, 0),
-            ("ControllerNoticeFailure", 0, 1), ("BecomeFollower", 1, 0, 0), ("BecomeLeader", 1, 1)]
+            ("Crash", 1), ("Crash", 0), ("ControllerFailover", 0), ("Restart", 1), ("BecomeFollower", 1, 0, 0),
+            ("ControllerNoticeFailure", 0, 1), ("BecomeLeader", 1, 1)]
 
 TRACES = ["spec-hw", "spec-kip101", "spec-kip279", "fetch-hw", "fetch-kip279"]
 

@@ -124,16 +124,26 @@ def _before_rules(trace: Trace, model, named_rules: Any) -> list[tuple[str, Any]
     return ours
 
 
+def _successors(model, state) -> list:
+    """`model`'s steps out of `state`; none where its rule set cannot hold the state (a preferred
+    replica kept or missing against rule preferred-replica: a rule added since the trace was
+    saved)."""
+    try:
+        return model.successors(state)
+    except ValueError:
+        return []
+
+
 def _replay(trace: Trace, model, rule_sets: list[tuple[str, Any]]) -> tuple[str, list[str | None]]:
     """The rule set that explains the most steps (then removes the fewest; the variant's first)
     and how each step replays under it: NOW, SWITCHED, REMOVED or None (not explained)."""
     states = trace.states()
-    now = [model.successors(before) for before in states[:-1]]
+    now = [_successors(model, before) for before in states[:-1]]
     best = None
     for name, other in rule_sets:
         replays = []
         for i, step in enumerate(trace.steps):
-            taken = now[i] if other is model else other.successors(states[i])
+            taken = now[i] if other is model else _successors(other, states[i])
             if (step.action, step.state) in now[i]:
                 replays.append(NOW)
             elif (step.action, step.state) in taken:

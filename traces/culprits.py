@@ -80,13 +80,42 @@ def stale_culprits(trail: Trail, r: int, offset: int, record, k: int) -> list[Cu
 def divergence_culprits(trail: Trail, damage: Damage) -> list[Culprit]:
     """Why the follower and its leader hold different records at the damaged offset: the write
     of the newer record, and either the step at which its replica lost the other record or,
-    when it never had it, the other record's write."""
-    views, offset, k = trail.views, damage.offset, damage.step
+    when it never had it, the other record's write. The leader may write its record only after
+    the follower kept its own above the leader's end: that write is the trace's last step, the
+    failure itself, and no culprit."""
+    views, offset, k, last = trail.views, damage.offset, damage.step, len(trail.views) - 1
     sides = [(damage.replica, damage.record, damage.peer_record), (damage.peer, damage.peer_record, damage.record)]
-    holder, newer, other = max(sides, key=lambda s: history.arrival(views, s[0], offset, s[1], k) or 0)
+
+    def arrived(side) -> int:
+        """When the side's record reached its replica: by the damage step, or else after it."""
+        return (history.arrival(views, side[0], offset, side[1], k) or history.arrival(views, side[0], offset, side[1], last)
+                or 0)
+
+    holder, newer, other = max(sides, key=arrived)
     lost = history.loss(views, holder, offset, other, k)
-    return [write(trail, offset, newer),
+    newest = write(trail, offset, newer)
+    return [newest if newest.step < last else None,
             Culprit(lost, "loss", holder, record=other, offset=offset) if lost else write(trail, offset, other)]
+
+
+def hw_source(trail: Trail, r: int, k: int) -> Culprit | None:
+    """The FETCH answer from which replica r last raised its HW before step k, when a leader of
+    another epoch served it (before KIP-320 nothing on the fetch path compares leader epochs);
+    None when r's HW came otherwise."""
+    states = trail.trace.states()
+    for j in range(k - 1, 0, -1):
+        if trail.views[j].replicas[r].hw <= trail.views[j - 1].replicas[r].hw:
+            continue
+        if trail.action(j) != ("FollowerApplyResponse", r):
+            return None
+        ldr = states[j - 1].brokers[r].fetch.leader
+        served = max(i for i in range(1, j) if trail.action(i) == ("LeaderServeFetch", ldr, r))
+        asked, answered = states[served - 1].brokers[r].fetch.epoch, trail.views[served - 1].replicas[ldr].epoch
+        if asked == answered:
+            return None
+        return Culprit(served, "cross-epoch-hw", r, ldr, epoch=asked, peer_epoch=answered,
+                       hw=trail.views[j].replicas[r].hw)
+    return None
 
 
 def write(trail: Trail, offset: int, record) -> Culprit:

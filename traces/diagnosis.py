@@ -63,7 +63,7 @@ from model.spec.state import members
 
 from . import history
 from .cause import Cause, Culprit, Damage, Diagnosis
-from .culprits import Trail, divergence_culprits, stale_culprits, truncation_damage, write
+from .culprits import Trail, divergence_culprits, hw_source, stale_culprits, truncation_damage, write
 from .culprits import commit as commit_of
 from .partition import NONE, cross_epoch_fetches, holds_at, partition_views
 from .producer_causes import duplicated, reordered
@@ -163,7 +163,8 @@ def _crash_loss(trail: Trail, damage: Damage, commit: Culprit | None) -> Diagnos
 
 def _kept(trail: Trail, pair: set, offset: int) -> Diagnosis | None:
     """The last truncation between the two replicas of `pair` that kept, at `offset`, a record
-    other than the leader's."""
+    other than the leader's: the one the leader had there then, or, where its log ended below
+    `offset`, the one it wrote there later."""
     views = trail.views
     for k in range(len(views) - 1, 0, -1):
         kind, *args = trail.action(k)
@@ -171,9 +172,10 @@ def _kept(trail: Trail, pair: set, offset: int) -> Diagnosis | None:
             continue
         f, ldr = args[0], args[1]
         after = views[k]
-        if offset >= min(after.replicas[f].leo, after.replicas[ldr].leo):
+        leader = after.replicas[ldr] if offset < after.replicas[ldr].leo else views[-1].replicas[ldr]
+        if offset >= min(after.replicas[f].leo, leader.leo):
             continue
-        kept, theirs = after.replicas[f].log[offset], after.replicas[ldr].log[offset]
+        kept, theirs = after.replicas[f].log[offset], leader.log[offset]
         if kept == theirs:
             continue
         damage = truncation_damage(trail, k, "kept", offset, kept)._replace(peer_record=theirs)
@@ -181,6 +183,9 @@ def _kept(trail: Trail, pair: set, offset: int) -> Diagnosis | None:
             return trail.found(Cause.HW_TRUNCATION_ABOVE_DIVERGENCE, damage, divergence_culprits(trail, damage))
         if damage.stale_since is not None:
             return trail.found(Cause.STALE_LEADER_AND_ISR, damage, stale_culprits(trail, f, offset, kept, k))
+        if damage.truncation.undefined_answer():  # it kept its HW, above where the logs part
+            return trail.found(Cause.UNDEFINED_EPOCH_ANSWER, damage,
+                               [*divergence_culprits(trail, damage), hw_source(trail, f, k)])
         if damage.truncation.rule == "kip101":
             return trail.found(Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE, damage, divergence_culprits(trail, damage))
         if damage.truncation.walk_cut_short() is not None:

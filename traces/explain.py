@@ -25,7 +25,7 @@ TITLES = {
     Cause.EPOCH_LOOKUP_ABOVE_DIVERGENCE: "KIP-101's epoch lookup answered above the point where the logs part",
     Cause.EPOCH_WALK_CUT_SHORT: "Kafka 2.0's epoch walk stopped above the point where the logs part",
     Cause.UNDEFINED_EPOCH_ANSWER: "the new leader could not place the follower's epoch, and the follower truncated "
-                                  "to its own, lagging HW",
+                                  "to its own HW",
     Cause.UNFLUSHED_TAIL_LOST_IN_CRASH: "an unflushed log tail lost in a crash",
     Cause.LAST_REPLICA_STANDING: "the last ISR member lost committed records in an unclean shutdown and was "
                                  "re-elected (Last Replica Standing)",
@@ -144,11 +144,13 @@ def _lagging_hw(d: Diagnosis, page: Page) -> list[str]:
 
 
 def _undefined_answer(d: Diagnosis, page: Page) -> list[str]:
-    """A committed record dropped because the leader answered UNDEFINED_EPOCH_OFFSET (Kafka 0.11
-    to 2.0) and the follower fell back to its own, lagging HW."""
+    """A committed record dropped, or a record kept above where the logs part, because the leader
+    answered UNDEFINED_EPOCH_OFFSET (Kafka 0.11 to 2.0) and the follower fell back to its own HW."""
     dmg, c = d.damage, d.commit
     who, ldr, t = name(dmg.replica), name(dmg.peer), dmg.truncation
     epochs = ", ".join(f"e{e}" for e, _ in t.leader_cache) or "none"
+    if dmg.effect == "kept":
+        return _kept_below_own_hw(d, page, epochs)
     reason = (f"{who} asked {ldr} where epoch {t.asked_epoch}, its latest, ends. {ldr}'s cache could not place it "
               f"(its epochs: {epochs}): before 2.0.1 a new leader starts its epoch in its cache only at its first "
               f"append there, so {ldr} answered UNDEFINED_EPOCH_OFFSET, and {who} truncated to its own HW {dmg.hw}, "
@@ -156,6 +158,28 @@ def _undefined_answer(d: Diagnosis, page: Page) -> list[str]:
     return _lost_to_own_hw(d, page, reason, [
         "KAFKA-7415 (Kafka 2.0.1 and 2.1) removes this: a broker starts its epoch in its cache when it becomes "
         "leader, so the follower's epoch is always placed and the walk finds where the logs part."])
+
+
+def _kept_below_own_hw(d: Diagnosis, page: Page, epochs: str) -> list[str]:
+    """A follower that kept its own HW on an UNDEFINED_EPOCH_OFFSET answer, above the offset where
+    its log and the leader's part; the HW may have come from a leader of another epoch."""
+    dmg, t = d.damage, d.damage.truncation
+    who, ldr = name(dmg.replica), name(dmg.peer)
+    first = t.leader_cache[0][0] if t.leader_cache else None
+    where = (f"below {ldr}'s first epoch, e{first}" if first is not None and t.asked_epoch < first else
+             f"above {ldr}'s latest epoch (before 2.0.1 a new leader starts its epoch in its cache only at its first "
+             f"append there)" if t.leader_cache else f"in {ldr}'s empty cache")
+    lines = [kept_line(d, page),
+             f"Why offset {t.point}: {who} asked {ldr} where epoch {t.asked_epoch}, its latest, ends; that epoch is "
+             f"{where} (its epochs: {epochs}), so Kafka 0.11 to 2.0.0 answer UNDEFINED_EPOCH_OFFSET, and {who} kept "
+             f"everything below its own HW, {dmg.hw}."]
+    lines += [culprit_line(x, page) for x in d.culprits]
+    fixes = ["KAFKA-7415 (Kafka 2.0.1 and 2.1) removes this: a leader starts its epoch in its cache when it becomes "
+             "leader, and an epoch below its first is answered with the first's start, so the follower truncates "
+             "where the logs part"]
+    if any(x.role == "cross-epoch-hw" for x in d.culprits):
+        fixes.append("KIP-320 (Kafka 2.1) fences the FETCH that carried the HW across epochs")
+    return lines + ["; ".join(fixes) + "."]
 
 
 def _stale(d: Diagnosis, page: Page) -> list[str]:

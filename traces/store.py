@@ -112,13 +112,17 @@ def check_rules(doc: dict, model, what: str) -> None:
     """TraceFileError when the file's `rules` (every rule's choice, written for readers) are not
     those its variant's name stands for here: a trace replays only under the rules it was found
     under. A rule the file does not name is one added since it was saved; replaying tells whether
-    the trace is still a behaviour of the variant."""
+    the trace is still a behaviour of the variant. So is a choice the model has retired
+    (`RuleBook.retired`, as the model's `retired_choices`)."""
     if "rules" not in doc:
         return
     theirs, ours = doc["rules"], dict(getattr(model, "rules", None) or {})
     if not isinstance(theirs, dict):
         raise TraceFileError(f"{what}: field 'rules' must map each rule to its choice")
+    retired = getattr(model, "retired_choices", None) or {}
     for rule, choice in ours.items():
+        if rule in theirs and isinstance(theirs[rule], str) and theirs[rule] in retired.get(rule, {}):
+            continue
         if rule in theirs and theirs[rule] != choice:  # a file from before a rule existed has no entry for it
             raise TraceFileError(f"{what}: it was saved under rule {rule}={quoted(theirs.get(rule))}, and variant "
                                  f"{model.variant} has {rule}={choice} here")

@@ -67,6 +67,10 @@ def culprit_line(c: Culprit, page: Page) -> str:
     if c.role == "cross-epoch-fetch":
         return (f"At {page.step(c.step)}, {who}, in epoch {c.epoch}, fetched {rec} from {name(c.peer)}, the leader "
                 f"of epoch {c.peer_epoch}: before KIP-320 nothing on the fetch path compares leader epochs.")
+    if c.role == "cross-epoch-hw":
+        return (f"{who} had its HW {c.hw} from {name(c.peer)}'s answer to its FETCH at {page.step(c.step)}: {who} "
+                f"was in epoch {c.epoch}, {name(c.peer)} the leader of epoch {c.peer_epoch}, and before KIP-320 nothing "
+                f"on the fetch path compares leader epochs.")
     if c.role == "election":
         return f"The controller elected {who} leader of epoch {c.epoch} at {page.step(c.step)}."
     if c.role == "left-isr":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..vouches import KafkaChoice, Merges, Steps
+from ..vouches import Merges, Steps
 from .kinds import NO_LEADER
 from .layout import UNCLEAN_STOP
 from .rules import RULE_BOOK
@@ -74,36 +74,34 @@ def _isr_shrink(steps: Steps, i: int) -> str | None:
 
 # ----- election-order -----------------------------------------------------------------------------
 
-ELECTING = ("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")
+ELECTING = ("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown",
+            "ControllerFailover")
 """The controller's steps that may elect a leader."""
 
 
-def _taken_back(steps: Steps, j: int) -> bool:
-    """Step j is rule bounce=taken-back's restart of a broker the controller never saw die: row
-    `controller-on-restart`'s stand-in, vouched for by a search with Kafka's own controller, and
-    no election of Kafka's (a missed bounce elects nobody), so no order constrains it."""
-    action = steps.action(j)
-    return (action[0] == "ControllerNoticeRestart" and steps.model.rules["bounce"] == "taken-back"
-            and action[1] not in members(steps.before(j).controller.offline))
-
-
 @lru_cache(maxsize=4096)
-def _choices(model, before: FetchState, kind: str, noticed: int) -> frozenset[int]:
+def _choices(model, before: FetchState, kind: str, noticed: int | None) -> frozenset[int]:
     """Every replica the controller may elect when its step `kind` handles broker `noticed` in
-    state `before`."""
+    state `before` (a controller failover handles no broker: `noticed` None)."""
+    if noticed is None:
+        return frozenset(a[1] for a, _ in model.successors(before) if a[0] == kind and a[1] != NO_LEADER)
     return frozenset(a[2] for a, _ in model.successors(before) if a[:2] == (kind, noticed) and a[2] != NO_LEADER)
 
 
 def _election(steps: Steps, j: int) -> tuple[int, frozenset[int]] | None:
     """(the replica elected, every replica the model could have elected there) for step j, when
-    it is a controller step that chose among two or more replicas; None otherwise."""
+    it is a controller step that chose among two or more replicas; None otherwise. A controller
+    failover names only the leader after it; the others name the broker they handle, then it."""
     action = steps.action(j)
-    if action[0] not in ELECTING or action[2] == NO_LEADER or _taken_back(steps, j):
+    if action[0] not in ELECTING:
         return None
-    choices = _choices(steps.model, steps.before(j), action[0], action[1])
-    if len(choices) < 2 or action[2] not in choices:
+    noticed, elected = (None, action[1]) if action[0] == "ControllerFailover" else action[1:3]
+    if elected == NO_LEADER:
         return None
-    return action[2], choices
+    choices = _choices(steps.model, steps.before(j), action[0], noticed)
+    if len(choices) < 2 or elected not in choices:
+        return None
+    return elected, choices
 
 
 def _has_order(first: set[tuple[int, int]]) -> bool:
@@ -291,8 +289,8 @@ def _restart_empty(steps: Steps, i: int) -> str | None:
 
 def _unclean_election(steps: Steps, i: int) -> str | None:
     """An unclean election is Kafka's: with no ISR member (nor, under kip966, ELR member or last
-    known leader) to elect, a live replica the controller does not count dead leads, alone in
-    the ISR. The partition's RECOVERING state, which the model does not keep, changes no step:
+    known leader) to elect, a replica the controller counts alive (`liveAssignedReplicas`: a crash
+    it has not seen yet included) leads, alone in the ISR. The partition's RECOVERING state, which the model does not keep, changes no step:
     the new leader marks itself RECOVERED as it becomes leader and says so in its next
     AlterPartition."""
     _, _, elected = steps.action(i)
@@ -301,8 +299,8 @@ def _unclean_election(steps: Steps, i: int) -> str | None:
         return "unclean leader election is off"
     if after.controller.isr != 1 << elected or after.controller.leader != elected:
         return f"r{elected + 1} is not the new leader alone in the ISR"
-    if not after.brokers[elected].alive or elected in members(after.controller.offline):
-        return f"r{elected + 1} is not a live replica"
+    if elected in members(after.controller.offline):
+        return f"r{elected + 1} is a replica the controller counts dead"
     return None
 
 
@@ -463,8 +461,7 @@ VOUCHES = {
     "election-order": Merges(
         "Kafka elects the first candidate in the partition's replica assignment order, and created the partition "
         "with the first replica of that order as leader: ONE assignment order must explain every election of a "
-        "trace (a bounce taken back under `hw` to `kip279` is no election of Kafka's, and is left to "
-        "`controller-on-restart`)",
+        "trace, a move to the preferred replica included",
         "`PartitionStateMachine.initializeLeaderAndIsrForPartition`, `OfflinePartitionLeaderSelector.selectLeader` "
         "@ 0.10.2.0; `PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection`, "
         "`PartitionLeaderElectionAlgorithms.controlledShutdownPartitionLeaderElection` @ 3.4.0; "
@@ -500,11 +497,5 @@ VOUCHES = {
         "creates empty when a LeaderAndIsr names the partition",
         "`LogManager.getOrCreateLog` @ 3.4.0; `ReplicaManager.handleLogDirFailure` @ 2.1.0",
         _restart_empty),
-    "controller-on-restart": KafkaChoice(
-        {"hw": {"bounce": "failed-first"}, "kip101": {"bounce": "failed-first"}, "kip279": {"bounce": "failed-first"}},
-        "the choice nearest Kafka 0.10 to 2.1's controller the model has: a bounce the controller noticed is a "
-        "failure then a startup (a missed one is a restart no `ControllerNoticeRestart` follows)",
-        "`KafkaController.onBrokerFailure`, `KafkaController.onBrokerStartup` @ 0.11.0.0; "
-        "`KafkaController.processBrokerChange` @ 3.4.0"),
 }
 """How each abstraction row of the fetch rule table is vouched for, by row key."""

@@ -12,7 +12,7 @@ from .layout import (ALIVE, CACHE_SIZE, CHECKPOINT, CLEAN_STOP, CLEAN_STOPS, CON
                      C_LEADER, C_OFFLINE, DIVERGING, ELR_SET, EPOCH, FETCH_COUNT, FETCH_EPOCH, FETCH_HW, FETCH_KIND,
                      FETCH_LEADER, FETCH_OFFSET, FLUSHED, FetchLayout, HEADER, HW, IDLE, ISR, LAST_LEADER, LEADER, LEO,
                      LOG, NEXT_RECORD_ID, NOT_SENT, PENDING_COUNT, PENDING_SLOTS, REFUSED, REQUEST, REQUEST_SLOTS,
-                     RESPONSE, RUNNING, SEND_SLOTS, UNCLEAN_STOP, UNCLEAN_STOPS, fetch_layout, has_elr)
+                     RESPONSE, RUNNING, SEND_SLOTS, UNCLEAN_STOP, UNCLEAN_STOPS, fetch_layout, has_elr, has_preferred)
 from .state import (APPENDED, FAILED, NO_FETCH, UNSENT, Broker, Controller, FetchRequest, FetchResponse, FetchState,
                     NONE, LeaderAndIsr, Pending, ProduceRequest, ProducerRecord, Record)
 
@@ -85,6 +85,19 @@ def _elr(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
         c.elr, c.last_leader + 1, clean, unclean)
 
 
+def _preferred(row: np.ndarray, state: FetchState, lay: FetchLayout) -> None:
+    """Write the partition's preferred replica (rule preferred-replica=rebalanced), which a
+    state of another rule set has none of."""
+    p = state.controller.preferred
+    if not has_preferred(lay):
+        if p != NONE:
+            raise ValueError("a state with a preferred replica needs rule preferred-replica=rebalanced")
+        return
+    if not 0 <= p < lay.replicas:
+        raise ValueError(f"the preferred replica must be one of the {lay.replicas} replicas, got {p}")
+    row[lay.preferred_at] = p
+
+
 def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
     """The state as a packed row (see `model.fetch.layout`)."""
     row = np.zeros(lay.width, np.int8)
@@ -109,6 +122,7 @@ def encode(state: FetchState, lay: FetchLayout) -> np.ndarray:
         row[lay.fencings_at] = state.fencings
     elif state.fencings:
         raise ValueError("a state with fenced brokers needs a model built with --max-fencings")
+    _preferred(row, state, lay)
     for r, b in enumerate(state.brokers):
         at = lay.replica_base + r * lay.replica_stride
         row[[at + ALIVE, at + LEO, at + FLUSHED, at + CHECKPOINT, at + HW, at + EPOCH, at + LEADER, at + ISR,
@@ -176,7 +190,8 @@ def decode(row, lay: FetchLayout) -> FetchState:
                               v[at + LEADER], v[at + ISR], remote, _message(v, at, lay), inbox,
                               CLEAN_STOP if clean >> r & 1 else UNCLEAN_STOP if unclean >> r & 1 else RUNNING))
     controller = Controller(v[C_EPOCH], v[C_LEADER], v[C_ISR], v[C_OFFLINE],
-                            *((v[lay.elr_at + ELR_SET], v[lay.elr_at + LAST_LEADER] - 1) if kip966 else ()))
+                            *((v[lay.elr_at + ELR_SET], v[lay.elr_at + LAST_LEADER] - 1) if kip966 else (0, NONE)),
+                            v[lay.preferred_at] if has_preferred(lay) else NONE)
     producer, requests = _producer_view(v, lay)
     disks = v[lay.disks_at] if lay.max_disk_losses else 0
     fenced = v[lay.fencings_at] if lay.max_fencings else 0
@@ -193,7 +208,7 @@ def decode(row, lay: FetchLayout) -> FetchState:
 def fitting_layout(*states: FetchState) -> FetchLayout:
     """A ghost-keeping layout large enough to hold every one of `states`, for evaluating
     predicates on readable states whose bounds are not at hand (with the ELR block of rule elr=on when
-    any state has something in it)."""
+    any state has something in it, and the preferred replica's slot when any state names one)."""
     ids, epochs, lengths, caches = [0], [1], [1], [0]
     for state in states:
         c = state.controller
@@ -213,4 +228,6 @@ def fitting_layout(*states: FetchState) -> FetchLayout:
                          max_fencings=max(s.fencings for s in states))
     elr = any(s.controller.elr or s.controller.last_leader != NONE or any(b.last_stop for b in s.brokers)
               for s in states)
-    return fetch_layout(config, RULE_BOOK.presets["kip966" if elr else "hw"], ghost=True)
+    preferred = any(s.controller.preferred != NONE for s in states)
+    rules = {**RULE_BOOK.presets["kip966" if elr else "hw"], "preferred-replica": "rebalanced" if preferred else "left-out"}
+    return fetch_layout(config, rules, ghost=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .controller import bounced, fenced_alive, restarted_unregistered
+from .controller import back, bounced
 from .hw import is_true_leader, leads_epoch
 from .isr import enough_insync
 from .layout import (IDLE, REQUEST, alive, controller_offline, crashes, disk_losses, epoch, fetch_kind, fetch_leader,
@@ -37,8 +37,8 @@ def condition_holds(s, lay, code, a, b, c):
     FETCH in flight, has a FETCH waiting at b, has an answer to apply, has unflushed records, is
     in an epoch below b, has a LeaderAndIsr of epoch b naming c leader; a leads epoch b; a is
     the true leader; b is in, or outside, a's ISR; a's remote LEO of b is behind a's LEO; the
-    controller has yet to handle a's stop (a bounced broker first); a is back and has yet to
-    register; no bounced broker waits for the controller."""
+    controller has yet to handle a's stop (a bounced broker first); a is back for the controller
+    to take in (`controller.back`); no bounced broker waits for the controller."""
     if code == UP:
         return alive(s, lay, a)
     if code == DOWN:
@@ -87,7 +87,7 @@ def condition_holds(s, lay, code, a, b, c):
         first = bounced(s, lay)
         return member(first, a) if first else not alive(s, lay, a) and not member(controller_offline(s, lay), a)
     if code == BACK:
-        return restarted_unregistered(s, lay, a) or fenced_alive(s, lay, a)
+        return back(s, lay, a)
     if code == NO_BOUNCE:
         return bounced(s, lay) == 0
     return True

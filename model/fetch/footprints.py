@@ -34,13 +34,14 @@ from .kinds import (ACTION_KINDS, BECOME_FOLLOWER, BECOME_LEADER, CHECKPOINT_HW,
                     CONTROLLER_NOTICE_FAILURE, CONTROLLER_NOTICE_RESTART, CRASH, FENCE_LIVE_BROKER, FLUSH,
                     FOLLOWER_APPLY_RESPONSE, FOLLOWER_FETCH, LEADER_EXPAND_ISR, LEADER_HANDLE_PRODUCE,
                     LEADER_SERVE_FETCH, LEADER_SHRINK_ISR, NO_LEADER, NO_VOTER, PRODUCER_RECEIVE_ACK, PRODUCER_SEND,
-                    PRODUCER_TIMEOUT, PRODUCER_WRITE, RESTART, RESTART_EMPTY, WIN_ELECTION)
+                    CONTROLLER_FAILOVER, PREFERRED_REPLICA_ELECTION, PRODUCER_TIMEOUT, PRODUCER_WRITE, RESTART, RESTART_EMPTY,
+                    WIN_ELECTION)
 from .conditions import (ANSWERED, BACK, BEHIND, CRASHES_LEFT, DISK_LOSSES_LEFT, DOWN, ENOUGH_INSYNC,
                          FENCINGS_LEFT, FETCH_TO, FOLLOWS, GONE, IDLE_SLOT, LEADS, LEADS_EPOCH, MEMBER, NEWER_EPOCH,
                          NO_BOUNCE, OUTSIDE, RECORDS_LEFT, REQUEST_FOR, ROOM, TRUE_LEADER, UNFLUSHED, UP)
 from .layout import ACKS_ALL
-from .rule_kernels import (asks_leader, broker_epochs, eligible_leaders, expands_in_fetch, fenced,
-                           isr_change_keeps_leader_epoch, majority_quorum, shrink_bumps_leader_epoch)
+from .rule_kernels import (asks_leader, bounce_missed, broker_epochs, eligible_leaders, expands_in_fetch, fenced,
+                           isr_change_keeps_leader_epoch, majority_quorum, prefers_replica, shrink_bumps_leader_epoch)
 
 CONTROLLER, RECORDS, CRASHES, DISKS, FENCINGS, PRODUCER, GHOST = (
     ("controller",), ("records",), ("crashes",), ("disks",), ("fencings",), ("producer",), ("ghost",))
@@ -99,6 +100,7 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
     isr_quorum = not python_of(majority_quorum)(lay)
     bumps = python_of(shrink_bumps_leader_epoch)(lay)
     handling_registers = bool(lay.max_fencings or lay.controlled_shutdown)
+    missed = python_of(bounce_missed)(lay)
     for r in everyone:
         if not lay.retries:
             steps[PRODUCER_WRITE, r] = footprint(
@@ -148,9 +150,10 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
         steps[FLUSH, r] = footprint(guard=[("flushed", r), ("log", r)], reads=[("alive", r)],
                                     writes=[("flushed", r)], needs=[(UP, r), (UNFLUSHED, r)])
         for x in after:
-            if isr_quorum:
-                steps[CONTROLLER_NOTICE_FAILURE, r, x] = footprint(guard=controller_reads, writes=controller_writes,
-                                                                   needs=[(GONE, r)])
+            if isr_quorum:  # before 2.2 the controller also drops what it had queued for r
+                steps[CONTROLLER_NOTICE_FAILURE, r, x] = footprint(
+                    guard=controller_reads, writes=[*controller_writes, *([("inbox", r)] if missed else [])],
+                    needs=[(GONE, r)])
             steps[CONTROLLER_NOTICE_RESTART, r, x] = footprint(guard=controller_reads, writes=controller_writes,
                                                                needs=[(BACK, r)] + [(NO_BOUNCE,)] * isr_quorum)
             if lay.max_fencings:
@@ -177,6 +180,14 @@ def step_footprints(lay) -> dict[tuple, Footprint]:
                     needs=[(UP, r), (NEWER_EPOCH, r, e), (REQUEST_FOR, r, e, ldr), *asked],
                     reads=[("alive", r), ("role", r), ("log", r), ("log", ldr), ("hw", r), ("flushed", r)],
                     writes=[("log", r), ("flushed", r), ("hw", r), ("role", r), ("isr", r), ("fetch", r), *handled])
+        if python_of(prefers_replica)(lay):
+            steps[PREFERRED_REPLICA_ELECTION, r] = footprint(guard=controller_reads, writes=controller_writes,
+                                                             needs=[(NO_BOUNCE,)])
+    if missed:  # a new controller reads every broker's registration and role, and writes every inbox
+        for x in after:
+            steps[CONTROLLER_FAILOVER, x] = footprint(
+                guard=[*controller_reads, *cells("role", everyone), *cells("inbox", everyone)],
+                writes=[*controller_writes, *cells("inbox", everyone)])
     if not isr_quorum:
         voters = [*everyone, NO_VOTER]
         steps.update({(WIN_ELECTION, c, a, b): EVERYTHING for c in everyone for a in voters for b in voters})
@@ -231,6 +242,8 @@ def condition_enablers(lay, steps) -> dict[tuple, list[tuple]]:
             table[LEADS_EPOCH, r, e] = kinds(BECOME_LEADER, r, e)
             for ldr in everyone:
                 table[REQUEST_FOR, r, e, ldr] = [*(k for k in controller if k[2] == ldr),
+                                                  *kinds(PREFERRED_REPLICA_ELECTION, ldr),
+                                                  *kinds(CONTROLLER_FAILOVER, ldr),
                                                   *(kinds(LEADER_SHRINK_ISR, ldr) if bumps else [])]
         for f in everyone:
             table[FETCH_TO, f, r] = kinds(FOLLOWER_FETCH, f)

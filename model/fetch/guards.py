@@ -99,6 +99,15 @@ FENCE_ISR_QUORUM = guard("FenceLiveBroker", "the quorum is Kafka's ISR (--quorum
 FENCINGS_LEFT = guard("FenceLiveBroker", "fencings remain (--max-fencings)")
 FENCE_NO_BOUNCE = guard("FenceLiveBroker", "no bounced broker waits for the controller")
 FENCE_REGISTERED = guard("FenceLiveBroker", "the broker is alive, unfenced, registered and in an epoch")
+PREFERRED_ON = guard("PreferredReplicaElection", "the partition has a preferred replica "
+                     "(rule preferred-replica=rebalanced)")
+PREFERRED_NO_BOUNCE = guard("PreferredReplicaElection", "no bounced broker waits for the controller")
+PREFERRED_NOT_LEADER = guard("PreferredReplicaElection", "the preferred replica does not lead")
+PREFERRED_CANDIDATE = guard("PreferredReplicaElection", "it is in the ISR and the controller counts it alive")
+PREFERRED_EPOCH = guard("PreferredReplicaElection", "a leader epoch remains (--max-epoch)")
+FAILOVER_MISSED = guard("ControllerFailover", "the controller is 0.10 to 2.1's (rule bounce=missed)")
+FAILOVER_CHANGES = guard("ControllerFailover", "the new controller changes something: a broker it counts alive "
+                         "lacks the current LeaderAndIsr, a broker seen dead is back, or a queue is lost")
 
 # -- brokers handling LeaderAndIsr --
 LEADER_ALIVE = guard("BecomeLeader", "the broker is alive")
@@ -136,13 +145,18 @@ def relied_on(rules: dict[str, str], config) -> list[str]:
     so that a run in which one never happens has not exercised what it was asked to check (a
     bound too small looks like a safe protocol): a crash, and an election, always; an unclean
     election with unclean.leader.election on; an election from the ELR and a clean shutdown
-    under KIP-966; and each fault or producer behaviour its bound or setting allows."""
+    under KIP-966; a move to the preferred replica where the rule set has one; and each fault or
+    producer behaviour its bound or setting allows."""
     majority = config.quorum != "isr"
     items = ["Crash", "WinElection" if majority else "CleanElection"]
     if config.unclean_leader_election:
         items.append("UncleanElection")
     if rules["elr"] == "on":
         items += ["ElrElection", "CleanShutdown"]
+    if rules["preferred-replica"] == "rebalanced" and not majority:
+        items.append("PreferredReplicaElection")
+    if rules["bounce"] == "missed" and not majority:
+        items.append("ControllerFailover")
     switched_on = {"Flush": config.flush == "async", "FenceLiveBroker": config.max_fencings > 0,
                    "RestartEmpty": config.max_disk_losses > 0, "ControlledShutdown": config.controlled_shutdown,
                    "ProducerTimeout": config.retries}

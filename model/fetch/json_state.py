@@ -26,8 +26,8 @@ def _message(msg) -> dict | None:
 def state_to_json(state: FetchState) -> dict[str, Any]:
     """The state as JSON data: replica ids 0-based, `null` for no leader, sets as lists. The
     retrying producer's view is written only when there is one (`--retries`), and kip966's
-    ELR, last known leader and brokers' last stops, the disk losses and the fencings, only when
-    they say something."""
+    ELR, last known leader and brokers' last stops, the disk losses, the fencings and the
+    preferred replica, only when they say something."""
     data = {
         "brokers": [{
             "alive": b.alive, "log": [list(x) for x in b.log], "flushed": b.flushed, "checkpoint": b.checkpoint,
@@ -50,6 +50,8 @@ def state_to_json(state: FetchState) -> dict[str, Any]:
         data["controller"].update(elr=list(members(c.elr)), last_leader=_optional(c.last_leader))
         for b, entry in zip(state.brokers, data["brokers"]):
             entry["last_stop"] = STOPS[b.last_stop]
+    if c.preferred != NONE:
+        data["controller"]["preferred"] = c.preferred
     if state.producer:
         data["producer"] = [{"status": SEND_STATUSES[p.status], "leader": _optional(p.leader),
                              "epoch": _optional(p.epoch), "offset": _optional(p.offset),
@@ -124,7 +126,8 @@ def state_from_json(data: Any, replicas: int) -> FetchState:
         c = data["controller"]
         controller = Controller(_int(c["epoch"]), _optional_int(c["leader"]), replica_set(map(_int, c["isr"])),
                                 replica_set(map(_int, c["offline"])), replica_set(map(_int, c.get("elr", ()))),
-                                _optional_int(c.get("last_leader")))
+                                _optional_int(c.get("last_leader")),
+                                _optional_int(c.get("preferred")))  # absent where no replica is preferred
         pending = tuple(Pending(_int(p["offset"]), _record(p["record"]), _int(p["leader"]), _int(p["epoch"]))
                         for p in data["pending"])
         producer = tuple(_producer_record(p) for p in data.get("producer", ()))  # absent without --retries

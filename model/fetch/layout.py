@@ -20,6 +20,9 @@ a broker's HW, epoch, leader, ISR, LEO and log), the only code that knows offset
                 restarted on an empty disk
     fencings    (only with --max-fencings above 0; no slot otherwise) how many times the
                 controller has fenced a live broker
+    preferred   (only under rule preferred-replica=rebalanced; no slot otherwise) the partition's
+                preferred replica, the first in its assignment (renamed with the replicas, so
+                symmetry reduction stays sound)
     broker      alive, LEO, flushed, HW checkpoint, HW, epoch, leader, ISR; the in-flight fetch
                 (kind, leader, offset, epoch, HW or the agreeing end of a diverging log,
                 record count); the epoch cache's size; then
@@ -45,7 +48,7 @@ from ..kafka_accessors import (NEXT_RECORD_ID, append, block_at, count_write, ep
                                set_view, truncate)
 from .bounds import FetchConfig
 from .rules import RULES
-from .state import APPENDED
+from .state import APPENDED, NONE
 
 CRASHES, C_EPOCH, C_LEADER, C_ISR, C_OFFLINE, CONSUMER_HW, PENDING_COUNT, HEADER = range(1, 9)  # after NEXT_RECORD_ID
 PENDING_OFFSET, PENDING_RECORD_ID, PENDING_RECORD_EPOCH, PENDING_LEADER, PENDING_EPOCH, PENDING_SLOTS = range(6)
@@ -101,6 +104,7 @@ class FetchLayout(NamedTuple):
     epoch_cache: int
     fetch_fencing: int
     bounce: int
+    preferred_replica: int
     isr_expansion: int
     broker_epochs: int
     leader_epoch_bump: int
@@ -115,6 +119,7 @@ class FetchLayout(NamedTuple):
     elr_at: int
     disks_at: int
     fencings_at: int
+    preferred_at: int
     replica_base: int
     replica_stride: int
     fetched_at: int
@@ -142,7 +147,8 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
     elr_at = requests_at + REQUEST_SLOTS * sends
     disks_at = elr_at + (ELR_SLOTS if rules["elr"] == "on" else 0)
     fencings_at = disks_at + (1 if config.max_disk_losses else 0)
-    replica_base = fencings_at + (1 if config.max_fencings else 0)
+    preferred_at = fencings_at + (1 if config.max_fencings else 0)
+    replica_base = preferred_at + (1 if rules["preferred-replica"] == "rebalanced" else 0)
     fetched_at = LOG + 2 * config.log_size
     cache_at = fetched_at + 2 * config.log_size
     remote_at = cache_at + 2 * epochs
@@ -156,7 +162,7 @@ def fetch_layout(config: FetchConfig, rules: Mapping[str, str], ghost: bool) -> 
                        int(config.retries), config.max_in_flight, int(config.idempotence),
                        *(rule.index(rules[rule.name]) for rule in RULES),
                        int(ghost), width, acked_base, committed_base, producer_base, requests_at, elr_at, disks_at,
-                       fencings_at, replica_base, stride, fetched_at, cache_at, remote_at, inbox_at)
+                       fencings_at, preferred_at, replica_base, stride, fetched_at, cache_at, remote_at, inbox_at)
 
 
 # ----- replica sets (and `member`, shared) --------------------------------------------------------
@@ -207,6 +213,19 @@ def fencings(s, lay):
 def count_fencing(t, lay):
     """The controller has fenced a live broker once more (only when the bounds allow it)."""
     t[lay.fencings_at] += 1
+
+
+@kernel
+def has_preferred(lay):
+    """The row has the preferred replica's slot: rule preferred-replica=rebalanced."""
+    return lay.preferred_at != lay.replica_base
+
+
+@kernel
+def preferred(s, lay):
+    """The partition's preferred replica, the first in its assignment (NONE when the rule set
+    models none)."""
+    return s[lay.preferred_at] if has_preferred(lay) else NONE
 
 
 # ----- the controller's record --------------------------------------------------------------------

@@ -10,20 +10,22 @@ from .guards import (CHECKPOINT_ALIVE, CHECKPOINT_CHANGED, CLEAN_SHUTDOWNS_LEFT,
                      CLEAN_SHUTDOWN_ELR, CRASHES_LEFT, CRASH_ALIVE, DISK_LOSSES_LEFT, FLUSH_ALIVE, FLUSH_ASYNC,
                      FLUSH_UNFLUSHED, RESTART_DOWN, RESTART_EMPTY_DOWN)
 from .kinds import CHECKPOINT_HW, CLEAN_SHUTDOWN, CRASH, FLUSH, RESTART, RESTART_EMPTY
-from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, count_crash,
-                     count_disk_loss, crashes, disk_losses, drop_requests_up_to, fetch_kind, fetch_leader, flushed, hw,
-                     leo, set_alive, set_checkpoint, set_flushed, set_hw, set_last_stop,
+from .layout import (CLEAN_STOP, IDLE, UNCLEAN_STOP, alive, cache_trim, checkpoint, clear_fetch, controller_offline,
+                     count_crash, count_disk_loss, crashes, disk_losses, drop_requests_up_to, fetch_kind, fetch_leader,
+                     flushed, hw, leo, member, set_alive, set_checkpoint, set_flushed, set_hw, set_last_stop,
                      set_remote_leo, set_view, truncate)
 from .retries import close_connections
 from .state import NO_EPOCH, NONE
-from .rule_kernels import eligible_leaders
+from .rule_kernels import bounce_missed, eligible_leaders
 
 
 @kernel
 def lose_memory(t, lay, r):
     """Broker r goes down: what was only in its page cache (the unflushed tail of its log, with
     its epoch-cache entries) and all its memory state (HW, epoch, leader, ISR, remote LEOs, its
-    in-flight fetch, its unhandled LeaderAndIsr requests) are gone."""
+    in-flight fetch, its unhandled LeaderAndIsr requests) are gone. Kafka 0.10 to 2.1's controller
+    (`rule_kernels.bounce_missed`) resends what r had not answered to r's next incarnation, until
+    it sees r dead: those requests stay in r's inbox while the controller counts r alive."""
     set_alive(t, lay, r, False)
     kept = flushed(t, lay, r)
     truncate(t, lay, r, kept)
@@ -33,7 +35,8 @@ def lose_memory(t, lay, r):
     for f in range(lay.replicas):
         set_remote_leo(t, lay, r, f, -1)
     clear_fetch(t, lay, r)
-    drop_requests_up_to(t, lay, r, lay.max_epoch)
+    if not bounce_missed(lay) or member(controller_offline(t, lay), r):
+        drop_requests_up_to(t, lay, r, lay.max_epoch)
 
 
 @kernel

@@ -34,6 +34,7 @@ class FetchModel:
     decoded from it."""
 
     name = "fetch"
+    retired_choices = RULE_BOOK.retired
 
     def __init__(self, variant: str, config: FetchConfig, ghost: bool = False):
         rule_set = RULE_BOOK.resolve(variant)
@@ -70,14 +71,19 @@ class FetchModel:
     def initial_states(self) -> list[FetchState]:
         """Every broker up with an empty log; the controller has made r1 leader in epoch 0 with
         every replica in the ISR and sent that LeaderAndIsr, which no broker has handled yet.
-        A retrying producer has sent nothing yet. (Which replica leads first is a renaming:
-        symmetry reduction covers the others.)"""
+        Under rule preferred-replica=rebalanced r1 is also the preferred replica: Kafka's first
+        election of a new partition takes the first live replica of its assignment
+        (`PartitionStateMachine.initializeLeaderAndIsrForPartition` @ 0.10.2.0,
+        `initializeLeaderAndIsrForPartitions` @ 2.1.0). A retrying
+        producer has sent nothing yet. (Which replica leads first is a renaming: symmetry
+        reduction covers the others.)"""
         n = self.config.replicas
         everyone = (1 << n) - 1
         first = LeaderAndIsr(0, 0, everyone)
         broker = Broker(True, (), 0, 0, (), 0, NO_EPOCH, NONE, 0, (-1,) * n, NO_FETCH, (first,))
         producer = (ProducerRecord(UNSENT),) * self.config.max_records if self.config.retries else ()
-        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0), 0, 0, producer=producer)]
+        preferred = 0 if self.rules["preferred-replica"] == "rebalanced" else NONE
+        return [FetchState((broker,) * n, Controller(0, 0, everyone, 0, preferred=preferred), 0, 0, producer=producer)]
 
     def successors(self, state: FetchState):
         """Every enabled step from `state`, as (action, next state) pairs in action order, with
@@ -204,5 +210,10 @@ class FetchModel:
         return json_state.state_to_json(state)
 
     def state_from_json(self, data: Any) -> FetchState:
-        """Rebuild a state from `state_to_json` output; ValueError when malformed."""
-        return json_state.state_from_json(data, self.config.replicas)
+        """Rebuild a state from `state_to_json` output; ValueError when malformed. A state saved
+        before rule preferred-replica existed names no preferred replica: under
+        preferred-replica=rebalanced it is r1, the first leader, as in every state this model makes."""
+        state = json_state.state_from_json(data, self.config.replicas)
+        if self.rules["preferred-replica"] == "rebalanced" and "preferred" not in data.get("controller", {}):
+            state = state._replace(controller=state.controller._replace(preferred=0))
+        return state

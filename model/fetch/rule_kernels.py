@@ -14,12 +14,14 @@ from checker.kernel.jit import kernel
 
 from ..truncation_rules import HW_RULE, KIP101_RULE, NO_TRUNCATION
 from .layout import ISR_QUORUM, MAJORITY, leader, leo
-from .rules import BOUNCE, BROKER_EPOCHS, ELR, EPOCH_CACHE, FETCH_FENCING, HW_ADVANCE, ISR_EXPANSION, LEADER_EPOCH_BUMP
+from .rules import (BOUNCE, BROKER_EPOCHS, ELR, EPOCH_CACHE, FETCH_FENCING, HW_ADVANCE, ISR_EXPANSION, LEADER_EPOCH_BUMP,
+                    PREFERRED_REPLICA)
 from .truncation import hw_truncation, kip101_truncation, kip279_truncation
 
 FENCED = FETCH_FENCING.index("on")
 AT_FIRST_APPEND = EPOCH_CACHE.index("first-append")
-FAILED_FIRST = BOUNCE.index("failed-first")
+MISSED, FAILED_FIRST = BOUNCE.index("missed"), BOUNCE.index("failed-first")
+REBALANCED = PREFERRED_REPLICA.index("rebalanced")
 IN_FETCH = ISR_EXPANSION.index("in-fetch")
 CHECKED = BROKER_EPOCHS.index("on")
 EPOCH_PER_SHRINK, EPOCH_PER_LEADER = LEADER_EPOCH_BUMP.index("isr-shrink"), LEADER_EPOCH_BUMP.index("leader-change")
@@ -107,11 +109,41 @@ def bounce_failed_first(lay):
     controller from 2.2 (KAFKA-7235, `KafkaController.processBrokerChange`) and KRaft
     (`ClusterControlManager.registerBroker` refuses the new incarnation until the old one is
     fenced). Rule bounce=failed-first, from kip320 on, as Kafka 2.2 to 3.4 (2.1's controller
-    could still miss a bounce, KAFKA-1120). The older variants stand for releases that could
-    miss it; under bounce=taken-back the controller takes a restarted broker back directly,
-    electing among the live ISR members, itself included. Not under a majority quorum, which
+    could still miss a bounce, KAFKA-1120: `bounce_missed`). Not under a majority quorum, which
     elects by votes."""
     return lay.bounce == FAILED_FIRST and not majority_quorum(lay)
+
+
+@kernel
+def bounce_missed(lay):
+    """Kafka 0.10 to 2.1's ZooKeeper controller (rule bounce=missed): it learns of brokers only
+    from the broker set it reads from ZooKeeper (`ReplicaStateMachine.BrokerChangeListener` @
+    0.10.2.0, `KafkaController.BrokerChange` @ 0.11.0.0, 1.0.0, 1.1.0, 2.0.0, 2.1.0: the new brokers are the set read
+    minus the live ones, the dead the live minus the set read), so a broker that restarted before
+    the controller read the set is neither, and nothing happens: the controller still counts it
+    alive, may elect it (`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0,
+    `PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection` @ 2.1.0 take
+    `liveBrokerIds`), and keeps sending it LeaderAndIsr: its `RequestSendThread` resends a
+    request until the broker answers (`RequestSendThread.doWork` @ 0.10.2.0, 2.1.0), so what was
+    queued for a broker that went down reaches it when it is back, unless the controller saw it
+    dead first and dropped its queue (`removeBroker`). A broker back with nothing queued has
+    no partition to lead or follow until the controller next writes one. Not under a majority
+    quorum."""
+    return lay.bounce == MISSED and not majority_quorum(lay)
+
+
+@kernel
+def prefers_replica(lay):
+    """Rule preferred-replica=rebalanced (Kafka 0.10 to 2.1 as the model has them): the partition
+    has a preferred replica, the first in its assignment (`layout.preferred`), which every
+    election of the controller takes when it is a candidate (the selectors take the first
+    candidate in assignment order: `OfflinePartitionLeaderSelector`,
+    `ControlledShutdownLeaderSelector` @ 0.10.2.0; `PartitionLeaderElectionAlgorithms` @
+    2.1.0), and to which the controller moves leadership on its own when it is alive and in the
+    ISR (auto.leader.rebalance.enable, true by default: `checkAndTriggerPartitionRebalance` @
+    0.10.2.0, `checkAndTriggerAutoLeaderRebalance` @ 0.11.0.0, 2.1.0). Not under a majority
+    quorum."""
+    return lay.preferred_replica == REBALANCED and not majority_quorum(lay)
 
 
 @kernel

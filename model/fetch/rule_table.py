@@ -211,9 +211,12 @@ ROWS = (
     _row("controller-on-failure", "controller reaction to a failure", None,
          "the dead broker leaves the ISR unless it is the last member (`kip966`: even then, and it may join the "
          "ELR); if it led, or the partition was offline and someone can be elected, an election. A notice that "
-         "changes nothing in the partition's record writes nothing",
+         "changes nothing in the partition's record writes nothing. `hw` to `kip279`: the requests queued for the "
+         "broker are dropped",
          "`KafkaController.onBrokerFailure`, `ReplicaStateMachine.doRemoveReplicasFromIsr` @ 3.4.0; "
-         "`KafkaController.removeReplicaFromIsr` @ 0.10.2.0; `ReplicationControlManager.handleBrokerFenced` @ 3.4.0",
+         "`KafkaController.onBrokerFailure`, `KafkaController.removeReplicaFromIsr`, "
+         "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `ControllerChannelManager.removeBroker` @ 0.10.2.0, "
+         "2.1.0; `ReplicationControlManager.handleBrokerFenced` @ 3.4.0",
          (AS_KAFKA, "all", ""),
          steps=("ControllerNoticeFailure", "FenceLiveBroker", "ControlledShutdown")),
     _row("last-isr-member-unclean", "last ISR member with unclean election on", None,
@@ -223,23 +226,82 @@ ROWS = (
           "on"),
          (AS_KAFKA, "kip279 kip320 kip903 kafka37 kip966", "")),
     _row("controller-on-restart", "controller reaction to a restart (a bounced broker)", "bounce",
-         "a restarted broker the controller has not seen die is first handled as failed (it leaves the ISR unless "
-         "it is the last member, leadership moves, new epoch) before anything else; then it is sent the current "
-         "LeaderAndIsr, and re-elected only where it is the last ISR member. `hw` to `kip279`: the controller may "
-         "take it back directly and elect it among the live ISR members",
-         "`KafkaController.processBrokerChange` (`bouncedBrokerIds`) @ 3.4.0; `ClusterControlManager.registerBroker` "
-         "(DuplicateBrokerRegistrationException while the old session is valid) @ 3.4.0, 3.7.0",
-         (ABSTRACTION, "hw kip101 kip279", "a stand-in for Kafka 2.1 and earlier, which could miss a bounce "
-          "entirely (KAFKA-1120)"),
+         "`hw` to `kip279` (rule bounce=missed): a broker the controller has not seen die is counted alive, may be "
+         "elected and is sent LeaderAndIsr whether it is up or not; what was sent and not handled when it stopped "
+         "reaches its next incarnation, until the controller sees it dead and drops its queue; a bounce the "
+         "controller missed changes nothing, and the broker, back with nothing queued, leads or follows nothing "
+         "until the controller next writes the partition. A broker it saw dead is sent the current LeaderAndIsr "
+         "when it is back, and elected if the partition is offline. From `kip320` (rule bounce=failed-first) a "
+         "restarted broker the controller has not seen die is first handled as failed (it leaves the ISR unless it "
+         "is the last member, leadership moves, new epoch) before anything else; then it is sent the current "
+         "LeaderAndIsr, and re-elected only where it is the last ISR member",
+         "`ReplicaStateMachine.BrokerChangeListener` @ 0.10.2.0; `KafkaController.BrokerChange` @ 0.11.0.0, "
+         "1.0.0, 1.1.0, 2.0.0, 2.1.0 (new brokers: the set read minus the live ones; dead: the live minus the set "
+         "read); `KafkaController.onBrokerStartup` @ 0.10.2.0, 2.1.0; `RequestSendThread.doWork`, "
+         "`ControllerChannelManager.removeBroker` @ 0.10.2.0, 2.1.0; `KafkaController.processBrokerChange` "
+         "(`bouncedBrokerIds`) @ 3.4.0; `ClusterControlManager.registerBroker` (DuplicateBrokerRegistrationException "
+         "while the old session is valid) @ 3.4.0, 3.7.0",
+         (AS_KAFKA, "hw kip101 kip279", "the ZooKeeper controller before KAFKA-7235 (KAFKA-1120)"),
          (MISSING, "2.1", "2.1's controller could still miss a bounce (fixed by KAFKA-7235 in 2.2)"),
          (AS_KAFKA, "2.2-4.1", "ZooKeeper from 2.2, and KRaft"),
          steps=("ControllerNoticeRestart",)),
+    _row("controller-failover", "controller failover", "bounce",
+         "`hw` to `kip279` (rule bounce=missed): a new controller may take over at any moment; it counts alive every "
+         "broker registered in ZooKeeper (one the old controller saw dead and that is back, and one down whose "
+         "session has not expired yet), sends each the current LeaderAndIsr (a broker back without one takes it "
+         "up in the current epoch), and elects a leader among the live ISR members if the partition has none; the "
+         "old controller's queues for brokers that are down are lost. From `kip320`: left out",
+         "`KafkaController.onControllerFailover`, `ReplicaStateMachine.startup`, `ReplicaStateMachine.handleStateChange` "
+         "(to OnlineReplica: the current LeaderAndIsr), `PartitionStateMachine.startup` @ 0.10.2.0; "
+         "`KafkaController.onControllerFailover`, `ReplicaStateMachine.startup`, "
+         "`ReplicaStateMachine.doHandleStateChanges` @ 2.1.0",
+         (AS_KAFKA, "hw kip101 kip279", "the new controller counts a down broker alive exactly while the old one did "
+          "(a session that expires meanwhile is the old controller's failure notice first)"),
+         (MISSING, "kip320", "2.1 to 3.4 resend the current LeaderAndIsr too; from 2.2 a broker always has it "
+          "(a bounce is failed first), but 2.1's missed bounce is left out"),
+         (AS_KAFKA, "kip903 kafka37 kip966", "KRaft brokers read the metadata log: a new controller sends nothing"),
+         steps=("ControllerFailover",)),
+    _row("resend-after-restart", "a LeaderAndIsr answered by nobody", None,
+         "a LeaderAndIsr a broker handled is gone from its inbox, even when the broker stopped before it answered",
+         "`RequestSendThread.doWork` @ 0.10.2.0, 2.1.0 (the request is sent again until an answer comes back); "
+         "`LeaderAndIsrRequest` carries the broker epoch from 2.2 (KIP-380)",
+         (MISSING, "hw kip101 kip279 2.1", "0.10 to 2.1 send it again to the broker's next incarnation, which "
+          "handles it afresh (a leader back leads again in the same epoch), unless the controller saw the broker "
+          "dead first"),
+         (AS_KAFKA, "2.2-4.1", "from 2.2 a request of an old broker epoch is refused; KRaft has no LeaderAndIsr")),
+    _row("preferred-replica-election", "the controller's move to the preferred replica", "preferred-replica",
+         "`hw` to `kip279` (rule preferred-replica=rebalanced): the partition's preferred replica is the first of its "
+         "assignment, its first leader; when it does not lead, is counted alive and is in the ISR, the controller "
+         "may elect it at any moment, in a new epoch with the same ISR. From `kip320` (rule "
+         "preferred-replica=left-out) no replica is preferred and leadership never moves on its own",
+         "`KafkaController.checkAndTriggerPartitionRebalance`, `PreferredReplicaPartitionLeaderSelector.selectLeader` "
+         "@ 0.10.2.0; `KafkaController.checkAndTriggerAutoLeaderRebalance` @ 0.11.0.0, 1.0.0, 1.1.0, 2.0.0, 2.1.0, "
+         "3.4.0; `PartitionStateMachine.leaderForPreferredReplica` @ 2.1.0; `KafkaConfig` "
+         "(auto.leader.rebalance.enable true by default) @ 0.10.2.0, 0.11.0.0, 1.0.0, 1.1.0, 2.0.0, 2.1.0",
+         (AS_KAFKA, "hw kip101 kip279", "at any moment, where Kafka looks every "
+          "leader.imbalance.check.interval.seconds and moves the partition only while its preferred replica's "
+          "broker leads too few of the partitions it prefers, which the other partitions decide"),
+         (MISSING, "kip320 kip903 kafka37 kip966", "Kafka moves leadership back to the preferred replica by default "
+          "in these releases too (`checkAndTriggerAutoLeaderRebalance` @ 2.1.0, 3.4.0; KRaft's "
+          "`QuorumController` `maybeBalancePartitionLeaders` @ 3.7.0); the model leaves it out"),
+         steps=("PreferredReplicaElection",)),
     _row("registration-race", "KRaft registration after the session expired", None,
          "a broker is taken back only after the controller has failed its old incarnation",
          "`ClusterControlManager.registerBroker`, `BrokerHeartbeatManager.hasValidSession` @ 3.5.0, 3.7.0",
-         (AS_KAFKA, "hw kip101 kip279 kip320", "the ZooKeeper controller handles a bounce as failure then startup"),
+         (AS_KAFKA, "hw kip101 kip279 kip320", "the ZooKeeper controller handles a bounce as failure then startup, "
+          "or, before 2.2, not at all"),
          (MISSING, "kip903 kafka37 kip966", "a registration after the old session expired but before the fencing "
           "ran replaces the old one with no partition change: the broker leads again in the same epoch")),
+    _row("bounce-taken-back", "a bounced broker taken back directly", "bounce",
+         "`hw` to `kip279` (rule bounce=taken-back) took a broker that restarted before the controller saw it die "
+         "straight back, electing among the live ISR members, itself included, in a new epoch; now a bounce the "
+         "controller missed changes nothing (rule bounce=missed)",
+         "`ReplicaStateMachine.BrokerChangeListener` @ 0.10.2.0; `KafkaController.BrokerChange` @ 0.11.0.0, "
+         "2.1.0 (a bounce seen is neither new nor dead); `KafkaController.processBrokerChange` "
+         "(`bouncedBrokerIds`) @ 3.4.0",
+         (DEVIATION, "all", "no release elects on a bounce it did not see fail: 0.10 to 2.1 do nothing, 2.2 on fail "
+          "the broker first"),
+         fixed="choice bounce=taken-back retired for bounce=missed"),
     _row("leader-epoch-bump", "leader-epoch bumps", "leader-epoch-bump",
          "`hw` to `kip320`: every controller write is a new leader epoch; a leader's own ISR change keeps its epoch. "
          "`kip903`: also every ISR shrink, the leader's own included, with the same leader (KRaft below metadata "
@@ -257,16 +319,19 @@ ROWS = (
          (ABSTRACTION, "kafka37 kip966", "a same-epoch ISR change reaches the leader at once, where KRaft's brokers "
           "apply it a little later (the leader's larger ISR in between only holds its HW back)"),
          steps=("LeaderShrinkIsr", "ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker",
-                "ControlledShutdown")),
+                "ControlledShutdown", "PreferredReplicaElection", "ControllerFailover")),
     _row("election-order", "election order", "elr",
-         "any live ISR member, each choice its own step. `kip966`: with an empty ISR, an unfenced ELR member, else, "
-         "with the ELR empty too, the last known leader if unfenced",
-         "`OfflinePartitionLeaderSelector.selectLeader` @ 0.10.2.0; `Election.leaderForOffline` @ 3.4.0; "
+         "any live ISR member, each choice its own step; `hw` to `kip279` (rule preferred-replica=rebalanced) the "
+         "preferred replica, the first of the assignment, whenever it is a candidate. `kip966`: with an empty ISR, "
+         "an unfenced ELR member, else, with the ELR empty too, the last known leader if unfenced",
+         "`OfflinePartitionLeaderSelector.selectLeader`, `ControlledShutdownLeaderSelector.selectLeader` @ "
+         "0.10.2.0; `PartitionLeaderElectionAlgorithms` @ 2.1.0; `Election.leaderForOffline` @ 3.4.0; "
          "`PartitionChangeBuilder.electAnyLeader` @ 3.4.0; `PartitionChangeBuilder.electLeader`, "
          "`PartitionChangeBuilder.canElectLastKnownLeader` @ 1eb7644 (trunk, not a tag); KIP-966",
          (ABSTRACTION, "all", "Kafka takes the first in assignment order, which differs per partition; a free "
           "choice covers every order and keeps symmetry reduction sound"),
-         steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown")),
+         steps=("ControllerNoticeFailure", "ControllerNoticeRestart", "FenceLiveBroker", "ControlledShutdown",
+                "ControllerFailover")),
     _row("last-known-leader-with-elr", "last known leader while the ELR is not empty", "elr",
          "`kip966` elected the last known leader when the ISR was empty and no ELR member was unfenced; now only "
          "when the ELR is empty too",

@@ -9,7 +9,8 @@ layout (`model.fetch.rule_kernels`), never a variant's name.
     truncation          hw            kip101   kip279   kip279         kip279      kip279          kip279
     epoch-cache         first-append  ...               become-leader  ...
     fetch-fencing       off        off      off      on            on          on              on
-    bounce              taken-back    ...               failed-first   ...
+    bounce              missed        ...               failed-first   ...
+    preferred-replica   rebalanced    ...               left-out       ...
     isr-expansion       in-fetch      ...               alter-partition ...
     broker-epochs       off        ...                             on          on              on
     leader-epoch-bump   controller-change ...                      isr-shrink  leader-change   leader-change
@@ -37,8 +38,16 @@ FETCH_FENCING = Rule("fetch-fencing", "whether FETCH and OffsetsForLeaderEpoch c
            "with the same leader is no new fetch (no truncation)",
     "on": "the current leader epoch, and a leader in another epoch refuses (KIP-320)"})
 BOUNCE = Rule("bounce", "how the controller handles a broker that restarted before it saw it die", {
-    "taken-back": "takes it back directly, electing among the live ISR members, itself included",
+    "missed": "not at all: it counts the broker alive until it sees it dead, elects it and queues LeaderAndIsr "
+              "for it meanwhile, and a broker back without one leads or follows nothing until the controller's "
+              "next change of the partition (0.10 to 2.1, KAFKA-1120)",
     "failed-first": "fails it first (it leaves the ISR and loses leadership), then takes it back (KAFKA-7235)"})
+PREFERRED_REPLICA = Rule("preferred-replica", "whether the partition's preferred replica (the first in its assignment) "
+                         "is modelled", {
+    "rebalanced": "elections take it whenever it is a candidate, and the controller moves leadership back to it on "
+                  "its own when it is alive and in the ISR (auto.leader.rebalance.enable, on by default; 0.10 to 2.1)",
+    "left-out": "no replica is preferred: an election takes any candidate and leadership never moves on its own "
+                "(Kafka's preferred-replica elections are left out from kip320 on)"})
 ISR_EXPANSION = Rule("isr-expansion", "when a leader adds a caught-up follower to the ISR", {
     "in-fetch": "while it handles that follower's FETCH, writing ZooKeeper then (0.10 to 2.6)",
     "alter-partition": "as its own step after that FETCH, by an AlterPartition the controller commits (KIP-497, 2.7)"})
@@ -56,7 +65,7 @@ ELR = Rule("elr", "whether the controller keeps eligible leader replicas and rea
     "off": "no ELR: the last ISR member stays in the ISR",
     "on": "the ISR may empty; replicas that left it below min.insync.replicas may lead (KIP-966)"})
 
-RULES = (TRUNCATION, EPOCH_CACHE, FETCH_FENCING, BOUNCE, ISR_EXPANSION, BROKER_EPOCHS, LEADER_EPOCH_BUMP, HW_ADVANCE, ELR)
+RULES = (TRUNCATION, EPOCH_CACHE, FETCH_FENCING, BOUNCE, PREFERRED_REPLICA, ISR_EXPANSION, BROKER_EPOCHS, LEADER_EPOCH_BUMP, HW_ADVANCE, ELR)
 
 
 class FetchVariant(NamedTuple):
@@ -75,8 +84,8 @@ class FetchVariant(NamedTuple):
 
 VARIANTS = {
     "hw": FetchVariant("0.10 and earlier", "ZooKeeper", "truncate to the high watermark",
-                       {"truncation": "hw", "epoch-cache": "first-append", "fetch-fencing": "off", "bounce": "taken-back",
-                        "isr-expansion": "in-fetch", "broker-epochs": "off",
+                       {"truncation": "hw", "epoch-cache": "first-append", "fetch-fencing": "off", "bounce": "missed",
+                        "preferred-replica": "rebalanced", "isr-expansion": "in-fetch", "broker-epochs": "off",
                         "leader-epoch-bump": "controller-change", "hw-advance": "plain", "elr": "off"}),
     "kip101": FetchVariant("0.11 to 1.1", "ZooKeeper", "leader-epoch truncation, first version (KIP-101)",
                            {"truncation": "kip101"}),
@@ -84,7 +93,8 @@ VARIANTS = {
                            {"truncation": "kip279"}),
     "kip320": FetchVariant("2.1 to 3.4", "ZooKeeper", "KIP-279 plus the current leader epoch in every fetch (KIP-320); "
                            "a bounced broker is failed first (2.2)", {"epoch-cache": "become-leader", "fetch-fencing": "on",
-                                                      "bounce": "failed-first", "isr-expansion": "alter-partition"}),
+                                                      "bounce": "failed-first", "preferred-replica": "left-out",
+                                                      "isr-expansion": "alter-partition"}),
     "kip903": FetchVariant("3.5, 3.6", "KRaft", "kip320 plus broker epochs (KIP-903); an ISR shrink bumps the leader "
                            "epoch (MV below 3.6-IV0, not 3.6's default)",
                            {"broker-epochs": "on", "leader-epoch-bump": "isr-shrink"}),
@@ -118,7 +128,10 @@ def _presets() -> dict[str, dict[str, str]]:
     return presets
 
 
-RULE_BOOK = RuleBook("fetch", RULES, _presets())
+RULE_BOOK = RuleBook("fetch", RULES, _presets(), retired={"bounce": {
+    "taken-back": "the stand-in for Kafka 0.10 to 2.1's controller until issue 66: it took a bounced broker back "
+                  "directly, electing among the live ISR members in a new epoch, a step that controller never takes "
+                  "(row bounce-taken-back)"}})
 
 
 def check_quorum(rule_set: RuleSet, quorum: str) -> None:

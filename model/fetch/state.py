@@ -84,7 +84,8 @@ none the controller has yet to learn of, a clean shutdown, a crash."""
 class Controller(NamedTuple):
     """The controller's record (ZooKeeper, or KRaft's partition record): leader epoch, leader
     (NONE: offline), ISR, and the brokers it has noticed are dead; under kip966 also the
-    eligible leader replicas (ELR) and the last known leader (NONE: none kept)."""
+    eligible leader replicas (ELR) and the last known leader (NONE: none kept); under rule
+    preferred-replica=rebalanced the partition's preferred replica (NONE: none modelled)."""
 
     epoch: int
     leader: int
@@ -92,6 +93,7 @@ class Controller(NamedTuple):
     offline: int
     elr: int = 0
     last_leader: int = NONE
+    preferred: int = NONE
 
 
 class Pending(NamedTuple):

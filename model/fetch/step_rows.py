@@ -114,6 +114,11 @@ def step_rows(states: list[FetchState], actions: list[tuple], i: int, model) -> 
             rows.append("offset-out-of-range")
     elif kind == "LeaderExpandIsr":
         rows += _expansion_rows(states, actions, i)
+    elif kind == "ControllerNoticeRestart" and config.quorum == "isr" and action[1] not in members(before.controller.offline):
+        rows.append("bounce-taken-back")  # a restart the controller never saw as a failure
+    elif kind == "ControllerFailover" and after.controller.leader not in (NONE, before.controller.leader) \
+            and after.controller.leader not in members(before.controller.isr):
+        rows.append("unclean-election")  # the new controller elects outside the ISR
     if kind in ELECTING:
         b = action[1]
         if kind == "ControllerNoticeFailure" and config.unclean_leader_election and before.controller.isr == 1 << b:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from checker.kernel.jit import kernel
 
-from .controller import controller_notice_failure, controller_notice_restart, fence_live_broker
+from .controller import (controller_failover, controller_notice_failure, controller_notice_restart,
+                         fence_live_broker, preferred_replica_election)
 from .election import win_election
 from .ghost import update_ghost
 from .isr import leader_expand_isr, leader_shrink_isr
@@ -37,6 +38,8 @@ def successors(s, lay, out, acts, tally):
     n = controller_notice_failure(s, lay, out, acts, tally, n)
     n = controller_notice_restart(s, lay, out, acts, tally, n)
     n = fence_live_broker(s, lay, out, acts, tally, n)
+    n = preferred_replica_election(s, lay, out, acts, tally, n)
+    n = controller_failover(s, lay, out, acts, tally, n)
     n = become_leader(s, lay, out, acts, tally, n)
     n = become_follower(s, lay, out, acts, tally, n)
     n = win_election(s, lay, out, acts, tally, n)
@@ -57,8 +60,9 @@ def max_successors(lay) -> int:
     handling LeaderAndIsr, and per (candidate, set of voters) for a majority quorum's election;
     with retries, one per (record, replica) for sends, per replica for handling a request, and
     two per record for an answer or a timeout; per replica for kip966's clean shutdown and for a
-    restart on an empty disk; and per (broker, elected leader) for a controlled shutdown and for the
-    fencing of a live broker."""
+    restart on an empty disk; per (broker, elected leader) for a controlled shutdown and for the
+    fencing of a live broker; one move of leadership to the preferred replica; and per elected leader
+    (or none) for a controller failover."""
     n, e = lay.replicas, lay.max_epoch + 1
     retrying = lay.max_records * (n + 2) + n if lay.retries else 0
-    return 10 * n + 6 * n * n + 2 * n * e + n * (1 << n) + retrying
+    return 10 * n + 6 * n * n + 2 * n * e + n * (1 << n) + retrying + 1 + n

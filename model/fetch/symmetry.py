@@ -2,9 +2,9 @@
 every slot holding a replica id (the controller's leader, each broker's leader, the leader of
 an in-flight fetch, of each waiting LeaderAndIsr request and of each pending write, the leader
 that answered an appended record, the broker of each produce request, kip966's last known
-leader) or a replica set (the controller's ISR and offline brokers, each broker's ISR, each
-request's ISR, kip966's ELR and its sets of brokers stopped cleanly and uncleanly) is renamed; each
-leader's remote LEOs move with the replicas they describe. Records hold no replica ids.
+leader, the preferred replica) or a replica set (the controller's ISR and offline brokers, each
+broker's ISR, each request's ISR, kip966's ELR and its sets of brokers stopped cleanly and
+uncleanly) is renamed; each leader's remote LEOs move with the replicas they describe. Records hold no replica ids.
 
 The renaming is also written in parts, in the order of the renamed row's slots: the header
 (`permute_head`), the records between it and the broker blocks, then each broker block
@@ -22,7 +22,7 @@ from checker.kernel.symmetry import copy_slots, move_blocks, rename, rename_set,
 from .layout import (CLEAN_STOPS, C_ISR, C_LEADER, C_OFFLINE, ELR_SET, FETCH_KIND, FETCH_LEADER, HEADER, IDLE, ISR,
                      LAST_LEADER, LEADER, NOT_SENT, PENDING_COUNT, PENDING_LEADER, PENDING_SLOTS, REQUEST_LEADER,
                      REQUEST_RECORD, REQUEST_SLOTS, SEND_LEADER, SEND_SLOTS, SEND_STATUS, UNCLEAN_STOPS, has_elr,
-                     producer_records)
+                     has_preferred, producer_records)
 from .state import APPENDED
 
 
@@ -53,8 +53,10 @@ def head_rank(s, lay, perm):
 def rename_between(s, lay, perm, t):
     """Rename in t, which holds s's values there, the slots between the header and the broker
     blocks: each pending write's leader, the leader that answered each appended record and the
-    leader of each produce request, and kip966's last known leader, ELR and brokers stopped
-    cleanly and uncleanly."""
+    leader of each produce request, kip966's last known leader, ELR and brokers stopped
+    cleanly and uncleanly, and the preferred replica (rule preferred-replica=rebalanced: a
+    renaming moves it with the others, so states that differ only in which replica is preferred
+    share an orbit, and a renaming never has to fix it)."""
     for i in range(s[PENDING_COUNT]):
         at = np.uint64(HEADER + PENDING_SLOTS * i + PENDING_LEADER)
         t[at] = rename(perm, s[at])
@@ -71,6 +73,8 @@ def rename_between(s, lay, perm, t):
         t[at + ELR_SET] = rename_set(perm, s[at + ELR_SET])
         t[at + CLEAN_STOPS] = rename_set(perm, s[at + CLEAN_STOPS])
         t[at + UNCLEAN_STOPS] = rename_set(perm, s[at + UNCLEAN_STOPS])
+    if has_preferred(lay):
+        t[lay.preferred_at] = rename(perm, s[lay.preferred_at])
 
 
 @kernel(inline=True)

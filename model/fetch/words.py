@@ -9,7 +9,7 @@ from .kinds import NO_VOTER
 from .retries import APPEND, DUPLICATE, NOT_ENOUGH_REPLICAS, NOT_LEADER
 from .layout import CLEAN_STOP, UNCLEAN_STOP
 from .state import (ACKED, APPENDED, FAILED, NONE, SEND_STATUSES, SENT, STOPS, UNSENT, FetchRequest, FetchResponse,
-                    FetchState)
+                    FetchState, members)
 
 KERNEL_SOURCE = False
 """No kernel compiles from this module (`checker.kernel.cache`)."""
@@ -143,6 +143,20 @@ def describe_step(action: tuple, before: FetchState, after: FetchState, outcome:
         return (f"{name} shuts down in a controlled way: the controller moves it out first "
                 f"({_failure_handled(args[0], before, after)}); {name} flushes {records_text(b.leo)}, checkpoints "
                 f"HW {b.checkpoint} and stops")
+    if kind == "ControllerFailover":
+        b = before.controller
+        back = [replica_name(r) for r in members(b.offline & ~c.offline)]
+        seen = f"; sees {', '.join(back)} back" if back else ""
+        if c.epoch != b.epoch:
+            return (f"a new controller takes over{seen}: epoch {c.epoch}, elects {replica_name(c.leader)}, "
+                    f"ISR {isr_text(c.isr)}")
+        sent = [replica_name(r) for r, (x, y) in enumerate(zip(before.brokers, after.brokers))
+                if len(y.inbox) > len(x.inbox) or set(y.inbox) - set(x.inbox)]
+        told = f"; sends {', '.join(sent)} the current LeaderAndIsr (epoch {c.epoch})" if sent else ""
+        return f"a new controller takes over{seen}{told}"
+    if kind == "PreferredReplicaElection":
+        return (f"controller moves leadership to the preferred replica {name}: epoch {c.epoch}, elects {name}, "
+                f"ISR {isr_text(c.isr)}")
     if kind == "BecomeLeader":
         b = after.brokers[args[0]]
         return f"{name} becomes leader in epoch {args[1]} with ISR {isr_text(b.isr)}, HW {b.hw}"
@@ -207,6 +221,8 @@ def broker_columns(state: FetchState) -> dict[str, list[str]]:
     c = state.controller
     columns["controller"] = [f"e{c.epoch} leader {replica_name(c.leader)}", f"ISR {isr_text(c.isr)}",
                              f"dead {isr_text(c.offline)}"]
+    if c.preferred != NONE:
+        columns["controller"].append(f"preferred {replica_name(c.preferred)}")
     if c.elr or c.last_leader != NONE or any(b.last_stop for b in state.brokers):
         columns["controller"] += [f"ELR {isr_text(c.elr)}", f"last known leader {replica_name(c.last_leader)}",
                                   "unregistered " + (", ".join(f"{replica_name(r)} ({STOPS[b.last_stop]})"

@@ -2,8 +2,11 @@
 and shortest traces (actions), to compare a later model against (tests/test_rules.py).
 variants-recorded.json was written by this script when issue 45 corrected the rules against
 Kafka's code (the epoch-cache and isr-expansion rules, the shrink that marks a dropped follower's
-LEO, broker epochs at registration, kip966's last known leader); the recording before it, made at
-commit cc9821c when the variants became presets of switchable rules, is in git history:
+LEO, broker epochs at registration, kip966's last known leader), and its hw, kip101 and kip279
+entries again when issue 66 gave them Kafka 0.10 to 2.1's controller (a missed bounce changes
+nothing, the preferred replica, controller failovers; every other entry unchanged); the recording
+before it, made at commit cc9821c when the variants became presets of switchable rules, is in git
+history:
 
     python tests/data/record_variants.py tests/data/variants-recorded.json
 """
