@@ -123,15 +123,20 @@ def test_each_invariant_can_fail():
     assert holds["hw-never-goes-back"](behind, ("Restart", 1), s)
 
 
-STORIES = Path(__file__).resolve().parents[1] / "examples" / "kraft-stories.toml"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def test_the_kraft_stories_verify_and_flipping_them_fails(tmp_path):
+@pytest.mark.parametrize("name", ["kraft-stories.toml", "kraft-no-release.toml"])
+def test_the_kraft_manifests_verify_and_flipping_them_fails(name, tmp_path):
+    """The releases' stories (no entry left unjudged) and the checks under no release (each
+    says why it is not judged) pass, and every entry turned round is a surprise."""
     from test_verify import flipped
 
-    assert run_cli("verify", str(STORIES)).exit_code == 0
+    manifest = EXAMPLES / name
+    assert ("not-judged" in manifest.read_text()) == (name == "kraft-no-release.toml")
+    assert run_cli("verify", str(manifest)).exit_code == 0
     flip = tmp_path / "flipped.toml"
-    flip.write_text(flipped(STORIES.read_text()))
+    flip.write_text(flipped(manifest.read_text()))
     report = tmp_path / "report.xml"
     assert run_cli("verify", str(flip), "--junit", str(report)).exit_code == 1
-    assert len(ElementTree.parse(report).getroot().findall(".//testcase/failure")) == STORIES.read_text().count("[[expect]]")
+    assert len(ElementTree.parse(report).getroot().findall(".//testcase/failure")) == manifest.read_text().count("[[expect]]")
