@@ -367,6 +367,21 @@ class ReplcheckGroup(TidyErrors, click.Group):
         finally:
             forget_escaped_interruptions()
 
+    def __call__(self, *args, **kwargs):
+        """The program (`replcheck`, `python -m cli`; tests call `main` instead): a run that ended
+        by Ctrl-C or SIGTERM, having said so, runs the exit handlers and ends there, without the
+        interpreter's teardown, where objects an interrupted in-process compile left half made
+        (llvmlite's) may crash the process (SIGSEGV) instead of letting it exit 130 or 143."""
+        try:
+            return self.main(*args, **kwargs)
+        except SystemExit as stop:
+            if stop.code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+                atexit._run_exitfuncs()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(stop.code)
+            raise
+
     def make_context(self, *args, **kwargs):
         """click's context for the command line, with a Ctrl-C or SIGTERM that comes while it is
         made (between `_end_of_loading` and `invoke`) reported as one in a command is."""
